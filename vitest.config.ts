@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: unit tests need nothing but Node; integration tests (*.int.test.ts) get a real
+// Kafka broker from scripts/test/global-setup.ts.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          testTimeout: 60_000,
+          typecheck: {
+            enabled: true,
+            include: ['packages/*/test/**/*.test-d.ts'],
+            tsconfig: 'packages/core/tsconfig.json',
+          },
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['packages/*/test/**/*.int.test.ts', 'scripts/**/*.int.test.ts'],
+          globalSetup: ['scripts/test/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          // One broker and two cores: files run one after another so timings stay sane.
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
