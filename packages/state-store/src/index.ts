@@ -1,1 +1,16 @@
-export {};
+export { TransactionalBuffer, type TransactionalBufferOptions } from './buffer/transactional-buffer.ts';
+export { fromChangelogMessage, toChangelogMessage } from './changelog/changelog-message.ts';
+export { type StateRestoreListener, StoreRestorer } from './changelog/store-restorer.ts';
+export { type CheckpointEntry, readCheckpoint, writeCheckpoint } from './checkpoint/checkpoint-file.ts';
+export {
+  InvalidChangelogRecordError,
+  InvalidStoreArgumentError,
+  StateStoreError,
+  StoreLockedError,
+  StoreNotOpenError,
+  StoreRestoreError,
+} from './errors.ts';
+export { InMemoryKeyValueStore } from './store/in-memory-key-value-store.ts';
+export { LevelKeyValueStore, type LevelKeyValueStoreOptions } from './store/level-key-value-store.ts';
+export { type KeyValueStore, type StoreSerde, TypedKeyValueStore } from './typed/typed-key-value-store.ts';
+export type { ChangelogRecord, KeyValue, KeyValueBytesStore, TopicPartition } from './types.ts';

@@ -1,0 +1,209 @@
+import { byteOrderKey, compareStrings, inRange } from '../byte-order.ts';
+import { InvalidStoreArgumentError } from '../errors.ts';
+import { requireBound, requireKey, requireValue } from '../store/validate.ts';
+import type { ChangelogRecord, KeyValue, KeyValueBytesStore } from '../types.ts';
+
+export interface TransactionalBufferOptions {
+  /**
+   * Once the buffered key and value bytes grow past this, `onCommitRequested` is called so the
+   * owner commits early and memory stays bounded whatever the commit interval. Default 64 MiB
+   * (KIP-892's default for the same bound).
+   */
+  maxUncommittedBytes?: number;
+  onCommitRequested?: () => void;
+}
+
+/** A buffered write: `value === null` is a buffered delete. Replaced (never mutated) on each write. */
+interface PendingWrite {
+  readonly key: Buffer;
+  readonly value: Buffer | null;
+}
+
+const DEFAULT_MAX_UNCOMMITTED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Keeps a task's uncommitted writes in memory over any byte store (Kafka's KIP-892 idea): reads
+ * see the buffer first, then the store; `commit()` applies the buffer in one atomic batch after
+ * the Kafka transaction committed, `rollback()` drops it. So after a crash the store holds only
+ * committed writes. The buffer keeps the Buffers it is given: callers must not mutate them later.
+ */
+export class TransactionalBuffer {
+  readonly store: KeyValueBytesStore;
+  private readonly maxUncommittedBytes: number;
+  private readonly onCommitRequested: (() => void) | undefined;
+  private pending = new Map<string, PendingWrite>();
+  private bytes = 0;
+  private commitRequested = false;
+  private commitInFlight: Promise<void> | undefined;
+
+  constructor(store: KeyValueBytesStore, options: TransactionalBufferOptions = {}) {
+    const max = options.maxUncommittedBytes ?? DEFAULT_MAX_UNCOMMITTED_BYTES;
+    if (!(max > 0)) {
+      throw new InvalidStoreArgumentError(
+        `TransactionalBuffer for store "${store.name}": maxUncommittedBytes must be a positive number of bytes, got ${max}.`,
+      );
+    }
+    this.store = store;
+    this.maxUncommittedBytes = max;
+    this.onCommitRequested = options.onCommitRequested;
+  }
+
+  /** Key and value bytes of the buffered writes (a delete counts its key). */
+  get uncommittedBytes(): number {
+    return this.bytes;
+  }
+
+  get(key: Buffer): Buffer | undefined {
+    requireKey(this.store.name, key);
+    const write = this.pending.get(byteOrderKey(key));
+    if (write !== undefined) return write.value ?? undefined;
+    return this.store.get(key);
+  }
+
+  put(key: Buffer, value: Buffer): void {
+    requireKey(this.store.name, key);
+    requireValue(this.store.name, value);
+    this.record(key, value);
+  }
+
+  putIfAbsent(key: Buffer, value: Buffer): Buffer | undefined {
+    const existing = this.get(key);
+    if (existing !== undefined) return existing;
+    this.put(key, value);
+    return undefined;
+  }
+
+  /** Buffers a tombstone even for an absent key, so the changelog always carries the delete. */
+  delete(key: Buffer): Buffer | undefined {
+    const old = this.get(key);
+    this.record(key, null);
+    return old;
+  }
+
+  range(from?: Buffer, to?: Buffer): AsyncIterableIterator<KeyValue> {
+    requireBound(this.store.name, from, 'from');
+    requireBound(this.store.name, to, 'to');
+    const fromKey = from === undefined ? undefined : byteOrderKey(from);
+    const toKey = to === undefined ? undefined : byteOrderKey(to);
+    const buffered: { sortKey: string; write: PendingWrite }[] = [];
+    for (const [sortKey, write] of this.pending) {
+      if (inRange(sortKey, fromKey, toKey)) buffered.push({ sortKey, write });
+    }
+    buffered.sort((a, b) => compareStrings(a.sortKey, b.sortKey));
+    return mergeRange(buffered, this.store.range(from, to));
+  }
+
+  all(): AsyncIterableIterator<KeyValue> {
+    return this.range(undefined, undefined);
+  }
+
+  /**
+   * The store's count adjusted by the buffer: a buffered put of a key the store lacks adds one, a
+   * buffered delete of a key the store has removes one.
+   */
+  async approximateNumEntries(): Promise<number> {
+    let delta = 0;
+    for (const write of this.pending.values()) {
+      const inStore = this.store.get(write.key) !== undefined;
+      if (write.value !== null && !inStore) delta++;
+      else if (write.value === null && inStore) delta--;
+    }
+    return Math.max(0, (await this.store.approximateNumEntries()) + delta);
+  }
+
+  hasPendingChanges(): boolean {
+    return this.pending.size > 0;
+  }
+
+  pendingChanges(): ChangelogRecord[] {
+    const changes: ChangelogRecord[] = [];
+    for (const write of this.pending.values()) changes.push({ key: write.key, value: write.value });
+    return changes;
+  }
+
+  /**
+   * Applies the buffer to the store in one `writeBatch`, then clears what was applied. Writes made
+   * while the batch is in flight stay buffered for the next commit; concurrent commits queue.
+   */
+  async commit(): Promise<void> {
+    while (this.commitInFlight !== undefined) await this.commitInFlight.catch(() => {});
+    if (this.pending.size === 0) return;
+    const committing = [...this.pending];
+    const done = this.store.writeBatch(
+      committing.map(([, write]) => ({ key: write.key, value: write.value })),
+    );
+    this.commitInFlight = done;
+    try {
+      await done;
+    } finally {
+      this.commitInFlight = undefined;
+    }
+    for (const [sortKey, write] of committing) {
+      if (this.pending.get(sortKey) === write) {
+        this.pending.delete(sortKey);
+        this.bytes -= sizeOf(write);
+      }
+    }
+    this.rearmCommitRequest();
+  }
+
+  rollback(): void {
+    this.pending = new Map();
+    this.bytes = 0;
+    this.rearmCommitRequest();
+  }
+
+  private record(key: Buffer, value: Buffer | null): void {
+    const sortKey = byteOrderKey(key);
+    const write: PendingWrite = { key, value };
+    const previous = this.pending.get(sortKey);
+    // Delete first so the Map's order follows the latest write (the changelog order of the batch).
+    if (previous !== undefined) {
+      this.pending.delete(sortKey);
+      this.bytes -= sizeOf(previous);
+    }
+    this.pending.set(sortKey, write);
+    this.bytes += sizeOf(write);
+    if (!this.commitRequested && this.bytes > this.maxUncommittedBytes) {
+      this.commitRequested = true;
+      this.onCommitRequested?.();
+    }
+  }
+
+  // Ask again only after the buffer has dropped back under the bound: once per crossing.
+  private rearmCommitRequest(): void {
+    if (this.bytes <= this.maxUncommittedBytes) this.commitRequested = false;
+  }
+}
+
+function sizeOf(write: PendingWrite): number {
+  return write.key.length + (write.value === null ? 0 : write.value.length);
+}
+
+async function* mergeRange(
+  buffered: readonly { sortKey: string; write: PendingWrite }[],
+  stored: AsyncIterableIterator<KeyValue>,
+): AsyncIterableIterator<KeyValue> {
+  let b = 0;
+  try {
+    for await (const entry of stored) {
+      // Emit buffered entries that sort before this stored key; one with the same key replaces it.
+      let replaced = false;
+      while (b < buffered.length) {
+        const next = buffered[b]!;
+        const order = Buffer.compare(next.write.key, entry.key);
+        if (order > 0) break;
+        b++;
+        if (order === 0) replaced = true;
+        if (next.write.value !== null) yield { key: next.write.key, value: next.write.value };
+      }
+      if (!replaced) yield entry;
+    }
+    for (; b < buffered.length; b++) {
+      const { write } = buffered[b]!;
+      if (write.value !== null) yield { key: write.key, value: write.value };
+    }
+  } finally {
+    await stored.return?.();
+  }
+}

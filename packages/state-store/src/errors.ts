@@ -1,0 +1,42 @@
+/** Base class of the errors this package throws on purpose. */
+export class StateStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The store's database directory is locked by another open database (LevelDB's LEVEL_LOCKED). */
+export class StoreLockedError extends StateStoreError {
+  readonly location: string;
+
+  constructor(location: string, options?: { cause?: unknown }) {
+    super(
+      `State store directory ${location} is locked by another open database. Another kstreams instance ` +
+        'probably uses the same stateDir: give each instance its own stateDir, or stop the other instance.',
+      options,
+    );
+    this.location = location;
+  }
+}
+
+/** A store was used before `open()` or after `close()` (Kafka Streams' InvalidStateStoreException). */
+export class StoreNotOpenError extends StateStoreError {
+  readonly storeName: string;
+
+  constructor(storeName: string) {
+    super(
+      `State store "${storeName}" is not open: call open() before using it, and do not use it after close().`,
+    );
+    this.storeName = storeName;
+  }
+}
+
+/** A caller passed a value this package cannot accept; the message says what to pass instead. */
+export class InvalidStoreArgumentError extends StateStoreError {}
+
+/** A changelog message that cannot be a store change (for example a null key). */
+export class InvalidChangelogRecordError extends StateStoreError {}
+
+/** `StoreRestorer` methods were called out of order. */
+export class StoreRestoreError extends StateStoreError {}
