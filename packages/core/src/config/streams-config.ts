@@ -1,0 +1,310 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Logger, pino } from 'pino';
+import { ConfigError } from '../errors.ts';
+import type { Serde } from '../serdes/index.ts';
+
+export type ProcessingGuarantee = 'at_least_once' | 'exactly_once';
+
+/** What to do with a record whose key or value cannot be deserialised. */
+export type DeserializationExceptionHandlerConfig =
+  | 'logAndFail'
+  | 'logAndContinue'
+  | { deadLetterTopic: string };
+
+/** Producer settings that exactly_once depends on; set them only to override the defaults. */
+export interface ProducerConfig {
+  idempotent?: boolean;
+  /** -1 (all), 0 or 1, as in kafkajs `send({ acks })`. */
+  acks?: number;
+  maxInFlightRequests?: number;
+  retries?: number;
+  transactionTimeoutMs?: number;
+}
+
+export interface ConsumerConfig {
+  isolationLevel?: 'read_committed' | 'read_uncommitted';
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+  rebalanceTimeoutMs?: number;
+  maxWaitTimeMs?: number;
+}
+
+export interface StreamsConfig {
+  applicationId: string;
+  brokers: string[] | string;
+  clientId?: string;
+  /** Passed through to kafkajs as they are. */
+  ssl?: unknown;
+  sasl?: unknown;
+  connectionTimeout?: number;
+  requestTimeout?: number;
+  processingGuarantee?: ProcessingGuarantee;
+  commitIntervalMs?: number;
+  stateDir?: string;
+  defaultKeySerde?: Serde<unknown>;
+  defaultValueSerde?: Serde<unknown>;
+  logger?: Logger | pino.Level;
+  deserializationExceptionHandler?: DeserializationExceptionHandlerConfig;
+  /** `host:port` where this instance answers interactive queries. */
+  applicationServer?: string;
+  numStandbyReplicas?: number;
+  /** Replication factor of the internal topics; -1 takes the broker's default. */
+  replicationFactor?: number;
+  /** A task whose store buffers grow past this commits early, so memory stays bounded. */
+  maxUncommittedBytes?: number;
+  producer?: ProducerConfig;
+  consumer?: ConsumerConfig;
+}
+
+export interface ResolvedConfig {
+  applicationId: string;
+  brokers: string[];
+  clientId: string;
+  kafkaClient: { ssl?: unknown; sasl?: unknown; connectionTimeout?: number; requestTimeout?: number };
+  processingGuarantee: ProcessingGuarantee;
+  exactlyOnce: boolean;
+  commitIntervalMs: number;
+  stateDir: string;
+  defaultKeySerde?: Serde<unknown>;
+  defaultValueSerde?: Serde<unknown>;
+  logger: Logger;
+  deserializationExceptionHandler: DeserializationExceptionHandlerConfig;
+  applicationServer?: string;
+  replicationFactor: number;
+  maxUncommittedBytes: number;
+  producer: Required<ProducerConfig>;
+  consumer: Required<ConsumerConfig>;
+}
+
+const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
+  applicationId: 'string',
+  brokers: 'string[] | string',
+  clientId: 'string',
+  ssl: 'object | boolean',
+  sasl: 'object',
+  connectionTimeout: 'number',
+  requestTimeout: 'number',
+  processingGuarantee: "'at_least_once' | 'exactly_once'",
+  commitIntervalMs: 'number',
+  stateDir: 'string',
+  defaultKeySerde: 'Serde',
+  defaultValueSerde: 'Serde',
+  logger: 'pino logger | level',
+  deserializationExceptionHandler: "'logAndFail' | 'logAndContinue' | { deadLetterTopic }",
+  applicationServer: "'host:port'",
+  numStandbyReplicas: 'number',
+  replicationFactor: 'number',
+  maxUncommittedBytes: 'number',
+  producer: 'object',
+  consumer: 'object',
+};
+
+const PRODUCER_KEYS = ['idempotent', 'acks', 'maxInFlightRequests', 'retries', 'transactionTimeoutMs'];
+const CONSUMER_KEYS = [
+  'isolationLevel',
+  'sessionTimeoutMs',
+  'heartbeatIntervalMs',
+  'rebalanceTimeoutMs',
+  'maxWaitTimeMs',
+];
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Validates the user's config and fills in defaults. Every problem is collected so that one
+ * ConfigError lists them all; an explicit setting is never silently overridden.
+ */
+export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
+  const problems: string[] = [];
+  const raw = (input ?? {}) as unknown as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (!(key in KNOWN_KEYS)) problems.push(`unknown key "${key}"`);
+  }
+  const isPositiveInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
+  const expect = (key: keyof StreamsConfig, ok: boolean) => {
+    if (raw[key] !== undefined && !ok) {
+      problems.push(
+        `"${key}" must be ${KNOWN_KEYS[key]}, got ${JSON.stringify(raw[key]) ?? typeof raw[key]}`,
+      );
+    }
+  };
+
+  if (typeof raw.applicationId !== 'string' || !/^[a-zA-Z0-9._-]+$/.test(raw.applicationId)) {
+    problems.push(
+      `"applicationId" is required: a string of letters, digits, ".", "_" or "-" (it names the consumer group and internal topics), got ${JSON.stringify(raw.applicationId)}`,
+    );
+  }
+  const brokers =
+    typeof raw.brokers === 'string'
+      ? raw.brokers
+          .split(',')
+          .map((b) => b.trim())
+          .filter(Boolean)
+      : raw.brokers;
+  if (!Array.isArray(brokers) || brokers.length === 0 || !brokers.every((b) => typeof b === 'string')) {
+    problems.push(`"brokers" is required: a list of "host:port" strings, got ${JSON.stringify(raw.brokers)}`);
+  }
+  expect('clientId', typeof raw.clientId === 'string');
+  expect(
+    'processingGuarantee',
+    raw.processingGuarantee === 'at_least_once' || raw.processingGuarantee === 'exactly_once',
+  );
+  expect('commitIntervalMs', isPositiveInt(raw.commitIntervalMs));
+  expect('stateDir', typeof raw.stateDir === 'string');
+  expect('connectionTimeout', isPositiveInt(raw.connectionTimeout));
+  expect('requestTimeout', isPositiveInt(raw.requestTimeout));
+  expect('replicationFactor', raw.replicationFactor === -1 || isPositiveInt(raw.replicationFactor));
+  expect('maxUncommittedBytes', isPositiveInt(raw.maxUncommittedBytes));
+  expect(
+    'applicationServer',
+    typeof raw.applicationServer === 'string' && /^[^:\s]+:\d+$/.test(raw.applicationServer),
+  );
+  for (const key of ['defaultKeySerde', 'defaultValueSerde'] as const) {
+    const s = raw[key] as { serialize?: unknown; deserialize?: unknown } | undefined;
+    expect(key, typeof s?.serialize === 'function' && typeof s?.deserialize === 'function');
+  }
+  expect(
+    'logger',
+    (typeof raw.logger === 'string' && LEVELS.includes(raw.logger)) ||
+      (typeof raw.logger === 'object' &&
+        raw.logger !== null &&
+        typeof (raw.logger as Logger).child === 'function'),
+  );
+  const dlh = raw.deserializationExceptionHandler as DeserializationExceptionHandlerConfig | undefined;
+  expect(
+    'deserializationExceptionHandler',
+    dlh === 'logAndFail' ||
+      dlh === 'logAndContinue' ||
+      (typeof dlh === 'object' && dlh !== null && typeof dlh.deadLetterTopic === 'string'),
+  );
+  if (raw.numStandbyReplicas !== undefined && raw.numStandbyReplicas !== 0) {
+    problems.push(
+      `"numStandbyReplicas" = ${JSON.stringify(raw.numStandbyReplicas)} is not supported yet: standby tasks are not implemented; use 0 (a task's state is restored from its changelog when it moves)`,
+    );
+  }
+  const producerIn = (raw.producer ?? {}) as Record<string, unknown>;
+  const consumerIn = (raw.consumer ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(producerIn))
+    if (!PRODUCER_KEYS.includes(k)) problems.push(`unknown key "producer.${k}"`);
+  for (const k of Object.keys(consumerIn))
+    if (!CONSUMER_KEYS.includes(k)) problems.push(`unknown key "consumer.${k}"`);
+
+  const guarantee = (raw.processingGuarantee as ProcessingGuarantee | undefined) ?? 'at_least_once';
+  const exactlyOnce = guarantee === 'exactly_once';
+  // Kafka Streams' defaults: a short interval under exactly_once keeps transactions small and
+  // output latency low; at_least_once commits rarely because a commit costs a round trip.
+  const commitIntervalMs = (raw.commitIntervalMs as number | undefined) ?? (exactlyOnce ? 100 : 30_000);
+
+  const producer: Required<ProducerConfig> = {
+    idempotent: (producerIn.idempotent as boolean | undefined) ?? true,
+    acks: (producerIn.acks as number | undefined) ?? -1,
+    maxInFlightRequests: (producerIn.maxInFlightRequests as number | undefined) ?? 5,
+    retries: (producerIn.retries as number | undefined) ?? 10,
+    transactionTimeoutMs: (producerIn.transactionTimeoutMs as number | undefined) ?? 10_000,
+  };
+  const consumer: Required<ConsumerConfig> = {
+    isolationLevel:
+      (consumerIn.isolationLevel as ConsumerConfig['isolationLevel']) ??
+      (exactlyOnce ? 'read_committed' : 'read_uncommitted'),
+    sessionTimeoutMs: (consumerIn.sessionTimeoutMs as number | undefined) ?? 10_000,
+    heartbeatIntervalMs: (consumerIn.heartbeatIntervalMs as number | undefined) ?? 1_000,
+    rebalanceTimeoutMs: (consumerIn.rebalanceTimeoutMs as number | undefined) ?? 30_000,
+    maxWaitTimeMs: (consumerIn.maxWaitTimeMs as number | undefined) ?? 100,
+  };
+  if (typeof producer.idempotent !== 'boolean') problems.push('"producer.idempotent" must be a boolean');
+  if (![-1, 0, 1].includes(producer.acks)) problems.push('"producer.acks" must be -1 (all), 0 or 1');
+  if (!isPositiveInt(producer.maxInFlightRequests))
+    problems.push('"producer.maxInFlightRequests" must be a positive integer');
+  if (!Number.isInteger(producer.retries) || producer.retries < 0)
+    problems.push('"producer.retries" must be an integer >= 0');
+  if (!isPositiveInt(producer.transactionTimeoutMs))
+    problems.push('"producer.transactionTimeoutMs" must be a positive integer');
+  if (!['read_committed', 'read_uncommitted'].includes(consumer.isolationLevel))
+    problems.push(`"consumer.isolationLevel" must be 'read_committed' or 'read_uncommitted'`);
+  for (const k of [
+    'sessionTimeoutMs',
+    'heartbeatIntervalMs',
+    'rebalanceTimeoutMs',
+    'maxWaitTimeMs',
+  ] as const) {
+    if (!isPositiveInt(consumer[k])) problems.push(`"consumer.${k}" must be a positive integer`);
+  }
+
+  if (exactlyOnce) {
+    // The seed documents' rules: each of these would let exactly_once silently degrade.
+    const eos = (key: string, value: unknown, reason: string) =>
+      problems.push(
+        `processingGuarantee 'exactly_once' conflicts with ${key} = ${JSON.stringify(value)}: ${reason}`,
+      );
+    if (consumer.isolationLevel !== 'read_committed')
+      eos(
+        'consumer.isolationLevel',
+        consumer.isolationLevel,
+        'consumers must read only committed records (use read_committed or leave it unset)',
+      );
+    if (producer.idempotent !== true)
+      eos(
+        'producer.idempotent',
+        producer.idempotent,
+        'transactions need the idempotent producer (leave it unset or true)',
+      );
+    if (producer.acks !== -1)
+      eos(
+        'producer.acks',
+        producer.acks,
+        'a write must be acknowledged by all in-sync replicas (use -1 or leave it unset)',
+      );
+    if (producer.maxInFlightRequests > 5)
+      eos(
+        'producer.maxInFlightRequests',
+        producer.maxInFlightRequests,
+        'the idempotent producer keeps order and drops duplicates only with at most 5 requests in flight',
+      );
+    if (producer.retries <= 0)
+      eos(
+        'producer.retries',
+        producer.retries,
+        'a failed send must be retried, not dropped (use a value > 0 or leave it unset)',
+      );
+    if (producer.transactionTimeoutMs < commitIntervalMs)
+      eos(
+        'producer.transactionTimeoutMs',
+        producer.transactionTimeoutMs,
+        `a transaction stays open for a whole commit interval (${commitIntervalMs} ms); the timeout must be at least that`,
+      );
+  }
+
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid StreamsConfig:\n  - ${problems.join('\n  - ')}`);
+  }
+
+  const applicationId = raw.applicationId as string;
+  const logger =
+    typeof raw.logger === 'object' && raw.logger !== null
+      ? (raw.logger as Logger)
+      : pino({ level: (raw.logger as string | undefined) ?? 'info', name: 'kstreams' });
+  const kafkaClient: ResolvedConfig['kafkaClient'] = {};
+  for (const k of ['ssl', 'sasl', 'connectionTimeout', 'requestTimeout'] as const) {
+    if (raw[k] !== undefined) (kafkaClient as Record<string, unknown>)[k] = raw[k];
+  }
+  return {
+    applicationId,
+    brokers: brokers as string[],
+    clientId: (raw.clientId as string | undefined) ?? applicationId,
+    kafkaClient,
+    processingGuarantee: guarantee,
+    exactlyOnce,
+    commitIntervalMs,
+    stateDir: (raw.stateDir as string | undefined) ?? join(tmpdir(), 'kstreams'),
+    defaultKeySerde: raw.defaultKeySerde as Serde<unknown> | undefined,
+    defaultValueSerde: raw.defaultValueSerde as Serde<unknown> | undefined,
+    logger,
+    deserializationExceptionHandler: dlh ?? 'logAndFail',
+    applicationServer: raw.applicationServer as string | undefined,
+    replicationFactor: (raw.replicationFactor as number | undefined) ?? -1,
+    maxUncommittedBytes: (raw.maxUncommittedBytes as number | undefined) ?? 64 * 1024 * 1024,
+    producer,
+    consumer,
+  };
+}

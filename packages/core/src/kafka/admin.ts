@@ -1,0 +1,106 @@
+// The admin operations the runtime needs: internal topics, partition counts, committed and end
+// offsets, and group members (for interactive queries).
+import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
+import { decodeUserData } from './assignor.ts';
+
+export interface TopicPartitionOffset {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+export interface InternalTopicSpec {
+  topic: string;
+  numPartitions: number;
+  compacted: boolean;
+}
+
+export class StreamsAdmin {
+  private readonly admin: Admin;
+  private connected = false;
+
+  constructor(kafka: Kafka) {
+    this.admin = kafka.admin();
+  }
+
+  async connect(): Promise<void> {
+    if (!this.connected) await this.admin.connect();
+    this.connected = true;
+  }
+
+  async disconnect(): Promise<void> {
+    if (this.connected) await this.admin.disconnect();
+    this.connected = false;
+  }
+
+  /** Partition counts of the topics that exist; missing topics are absent from the map. */
+  async partitionCounts(topics: string[]): Promise<Map<string, number>> {
+    const existing = new Set(await this.admin.listTopics());
+    const present = topics.filter((t) => existing.has(t));
+    const counts = new Map<string, number>();
+    if (present.length === 0) return counts;
+    const { topics: meta } = await this.admin.fetchTopicMetadata({ topics: present });
+    for (const t of meta) counts.set(t.name, t.partitions.length);
+    return counts;
+  }
+
+  /** Creates what is missing; returns the specs whose existing topic has another partition count. */
+  async ensureTopics(specs: InternalTopicSpec[], replicationFactor: number): Promise<InternalTopicSpec[]> {
+    const counts = await this.partitionCounts(specs.map((s) => s.topic));
+    const missing = specs.filter((s) => !counts.has(s.topic));
+    if (missing.length > 0) {
+      await this.admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((s) => ({
+          topic: s.topic,
+          numPartitions: s.numPartitions,
+          replicationFactor,
+          configEntries: [{ name: 'cleanup.policy', value: s.compacted ? 'compact' : 'delete' }],
+        })),
+      });
+    }
+    return specs.filter((s) => counts.has(s.topic) && counts.get(s.topic) !== s.numPartitions);
+  }
+
+  async committedOffsets(groupId: string, topics: string[]): Promise<TopicPartitionOffset[]> {
+    const res = await this.admin.fetchOffsets({ groupId, topics });
+    return res.flatMap((t) =>
+      t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: Number(p.offset) })),
+    );
+  }
+
+  /** The end offset (next offset to be written) of each partition of the topics. */
+  async endOffsets(topics: string[]): Promise<TopicPartitionOffset[]> {
+    const out: TopicPartitionOffset[] = [];
+    for (const topic of topics) {
+      for (const p of await this.admin.fetchTopicOffsets(topic)) {
+        out.push({ topic, partition: p.partition, offset: Number(p.high) });
+      }
+    }
+    return out;
+  }
+
+  async deleteGroup(groupId: string): Promise<void> {
+    await this.admin.deleteGroups([groupId]).catch(() => {});
+  }
+
+  /** Each live member's application server and the partitions it was assigned. */
+  async groupMembers(
+    groupId: string,
+  ): Promise<Array<{ memberId: string; applicationServer?: string; assignment: Record<string, number[]> }>> {
+    const { groups } = await this.admin.describeGroups([groupId]);
+    const group = groups[0];
+    if (!group) return [];
+    return group.members.map((m) => {
+      const meta =
+        m.memberMetadata.length > 0 ? AssignerProtocol.MemberMetadata.decode(m.memberMetadata) : null;
+      const assignment =
+        m.memberAssignment.length > 0 ? AssignerProtocol.MemberAssignment.decode(m.memberAssignment) : null;
+      return {
+        memberId: m.memberId,
+        applicationServer: decodeUserData(meta?.userData).applicationServer,
+        assignment: assignment?.assignment ?? {},
+      };
+    });
+  }
+}

@@ -1,0 +1,34 @@
+// The kafkajs client, with its logs routed into the app's pino logger.
+import { Kafka, type KafkaConfig, type logCreator, logLevel } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/streams-config.ts';
+
+function pinoLogCreator(logger: Logger): logCreator {
+  const kafkaLogger = logger.child({ component: 'kafkajs' });
+  return () =>
+    ({ namespace, level, log }) => {
+      const {
+        message,
+        timestamp: _ts,
+        logger: _l,
+        ...extra
+      } = log as { message: string } & Record<string, unknown>;
+      const fields = { ...extra, namespace };
+      if (level === logLevel.ERROR) kafkaLogger.error(fields, message);
+      else if (level === logLevel.WARN) kafkaLogger.warn(fields, message);
+      else if (level === logLevel.INFO) kafkaLogger.debug(fields, message);
+      else kafkaLogger.trace(fields, message);
+    };
+}
+
+export function createKafka(config: ResolvedConfig, clientIdSuffix = ''): Kafka {
+  // kafkajs' INFO lines (joins, connects) are routine; they go to pino's debug level.
+  const level = config.logger.isLevelEnabled('debug') ? logLevel.INFO : logLevel.WARN;
+  return new Kafka({
+    ...(config.kafkaClient as Partial<KafkaConfig>),
+    clientId: `${config.clientId}${clientIdSuffix}`,
+    brokers: config.brokers,
+    logLevel: level,
+    logCreator: pinoLogCreator(config.logger),
+  });
+}

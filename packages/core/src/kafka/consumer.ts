@@ -1,0 +1,112 @@
+// The app's one group consumer. kafkajs has no revoke callback and no assign(): assignments arrive
+// as GROUP_JOIN events, rebalances as REBALANCING events, and positions move only through
+// resolveOffset / seek, which the runtime drives itself.
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { ResolvedConfig } from '../config/streams-config.ts';
+import type { InputRecord } from '../processor/internals/stream-task.ts';
+import type { TopicPartitionOffset } from './admin.ts';
+import { type AssignorOptions, kstreamsAssignor } from './assignor.ts';
+
+export interface InputBatch {
+  topic: string;
+  partition: number;
+  messages: KafkaMessage[];
+  /** A seek is pending for this partition: the rest of the batch is stale. */
+  isStale(): boolean;
+  /** Moves the fetch position past `offset`. */
+  resolveOffset(offset: number): void;
+  heartbeat(): Promise<void>;
+}
+
+export interface ConsumerHandlers {
+  onBatch(batch: InputBatch): Promise<void>;
+  onAssignment(memberId: string, assignment: Record<string, number[]>): void;
+  onRebalancing(): void;
+  onCrash(error: Error, willRestart: boolean): void;
+}
+
+export function toInputRecord(topic: string, partition: number, m: KafkaMessage): InputRecord {
+  const record: InputRecord = {
+    topic,
+    partition,
+    offset: Number(m.offset),
+    key: m.key,
+    value: m.value,
+    timestamp: Number(m.timestamp),
+  };
+  if (m.headers && Object.keys(m.headers).length > 0) record.headers = m.headers as InputRecord['headers'];
+  return record;
+}
+
+export class MainConsumer {
+  private readonly consumer: Consumer;
+
+  constructor(kafka: Kafka, config: ResolvedConfig, assignor: AssignorOptions) {
+    this.consumer = kafka.consumer({
+      groupId: config.applicationId,
+      partitionAssigners: [kstreamsAssignor(assignor)],
+      sessionTimeout: config.consumer.sessionTimeoutMs,
+      heartbeatInterval: config.consumer.heartbeatIntervalMs,
+      rebalanceTimeout: config.consumer.rebalanceTimeoutMs,
+      maxWaitTimeInMs: config.consumer.maxWaitTimeMs,
+      readUncommitted: config.consumer.isolationLevel === 'read_uncommitted',
+      allowAutoTopicCreation: false,
+      retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000 },
+    });
+  }
+
+  async start(topics: string[], handlers: ConsumerHandlers): Promise<void> {
+    const { GROUP_JOIN, REBALANCING, CRASH } = this.consumer.events;
+    this.consumer.on(GROUP_JOIN, (e) =>
+      handlers.onAssignment(e.payload.memberId, e.payload.memberAssignment),
+    );
+    this.consumer.on(REBALANCING, () => handlers.onRebalancing());
+    this.consumer.on(CRASH, (e) => handlers.onCrash(e.payload.error, e.payload.restart));
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics, fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: async (payload: EachBatchPayload) => {
+        const { batch } = payload;
+        await handlers.onBatch({
+          topic: batch.topic,
+          partition: batch.partition,
+          messages: batch.messages,
+          isStale: payload.isStale,
+          resolveOffset: (offset) => payload.resolveOffset(String(offset)),
+          heartbeat: payload.heartbeat,
+        });
+      },
+    });
+  }
+
+  pause(partitions: Array<{ topic: string; partition: number }>): void {
+    if (partitions.length > 0) this.consumer.pause(group(partitions));
+  }
+
+  resume(partitions: Array<{ topic: string; partition: number }>): void {
+    if (partitions.length > 0) this.consumer.resume(group(partitions));
+  }
+
+  seek(tp: TopicPartitionOffset): void {
+    this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(tp.offset) });
+  }
+
+  async commitOffsets(offsets: TopicPartitionOffset[]): Promise<void> {
+    if (offsets.length === 0) return;
+    await this.consumer.commitOffsets(
+      offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer.disconnect();
+  }
+}
+
+function group(partitions: Array<{ topic: string; partition: number }>) {
+  const byTopic = new Map<string, number[]>();
+  for (const p of partitions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p.partition]);
+  return [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps }));
+}

@@ -1,0 +1,199 @@
+// Producers for the two guarantees. at_least_once: one idempotent producer shared by all tasks.
+// exactly_once: one transactional producer per task (transactionalId = <applicationId>-<taskId>),
+// because kafkajs' sendOffsets carries no group generation (no KIP-447), so fencing must come from
+// the transactional id: a new owner of the task fences the old one.
+import {
+  type CompressionTypes,
+  type Kafka,
+  type Message,
+  Partitioners,
+  type Producer,
+  type RecordMetadata,
+  type Transaction,
+} from 'kafkajs';
+import type { ProducerConfig } from '../config/streams-config.ts';
+import type { OutputRecord } from '../processor/internals/stream-task.ts';
+import type { TopicPartitionOffset } from './admin.ts';
+
+export interface TaskProducer {
+  /**
+   * Sends the records (in one request per broker) and resolves when all are acknowledged.
+   * Returns, for each topic-partition that records were sent to with an explicit partition,
+   * the offset after the last of them (what a changelog checkpoint records).
+   */
+  send(records: OutputRecord[]): Promise<TopicPartitionOffset[]>;
+  /** exactly_once: adds the input offsets to the transaction and commits it. */
+  commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void>;
+  /** exactly_once: aborts the open transaction, if any. */
+  abortTransaction(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const FENCED = new Set([
+  'INVALID_PRODUCER_EPOCH',
+  'PRODUCER_FENCED',
+  'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+  'INVALID_PRODUCER_ID_MAPPING',
+]);
+
+/** True when the error means another producer took over this transactional id. */
+export function isFencedError(err: unknown): boolean {
+  for (let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined; e; ) {
+    if (e.type && FENCED.has(e.type)) return true;
+    if (/fenced|epoch/i.test(String((e as Error).message ?? ''))) return true;
+    e = (e.originalError ?? e.cause) as typeof e;
+  }
+  return false;
+}
+
+function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: Message[] }> {
+  const byTopic = new Map<string, Message[]>();
+  for (const r of records) {
+    let list = byTopic.get(r.topic);
+    if (!list) {
+      list = [];
+      byTopic.set(r.topic, list);
+    }
+    const m: Message = { key: r.key, value: r.value, timestamp: String(r.timestamp) };
+    if (r.partition !== undefined) m.partition = r.partition;
+    if (r.headers) m.headers = r.headers as Message['headers'];
+    list.push(m);
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+}
+
+function explicitEnds(records: OutputRecord[], meta: RecordMetadata[]): TopicPartitionOffset[] {
+  const counts = new Map<string, number>();
+  for (const r of records) {
+    if (r.partition === undefined) continue;
+    const k = `${r.topic}\u0000${r.partition}`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  const ends: TopicPartitionOffset[] = [];
+  for (const m of meta) {
+    const n = counts.get(`${m.topicName}\u0000${m.partition}`);
+    if (n === undefined || m.baseOffset === undefined) continue;
+    ends.push({ topic: m.topicName, partition: m.partition, offset: Number(m.baseOffset) + n });
+  }
+  return ends;
+}
+
+export class SharedProducer implements TaskProducer {
+  private readonly producer: Producer;
+  private connecting?: Promise<void>;
+
+  constructor(
+    kafka: Kafka,
+    private readonly config: Required<ProducerConfig>,
+    private readonly compression?: CompressionTypes,
+  ) {
+    this.producer = kafka.producer({
+      idempotent: config.idempotent,
+      maxInFlightRequests: config.maxInFlightRequests,
+      retry: { retries: config.retries },
+      // Java-compatible murmur2, so that Java clients and kafkajs agree on a key's partition.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+  }
+
+  connect(): Promise<void> {
+    this.connecting ??= this.producer.connect();
+    return this.connecting;
+  }
+
+  async send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
+    if (records.length === 0) return [];
+    await this.connect();
+    const meta = await this.producer.sendBatch({
+      topicMessages: toMessages(records),
+      acks: this.config.acks,
+      compression: this.compression,
+    });
+    return explicitEnds(records, meta);
+  }
+
+  async commitTransaction(): Promise<void> {
+    throw new Error('at_least_once commits offsets through the consumer, not a transaction');
+  }
+
+  async abortTransaction(): Promise<void> {}
+
+  async close(): Promise<void> {
+    if (this.connecting) await this.producer.disconnect();
+    this.connecting = undefined;
+  }
+}
+
+/** A task's transactional producer; the transaction begins with the first send after a commit. */
+export class TransactionalTaskProducer implements TaskProducer {
+  private readonly producer: Producer;
+  private transaction?: Transaction;
+
+  constructor(
+    kafka: Kafka,
+    readonly transactionalId: string,
+    readonly config: Required<ProducerConfig>,
+  ) {
+    this.producer = kafka.producer({
+      transactionalId,
+      idempotent: true,
+      maxInFlightRequests: config.maxInFlightRequests,
+      transactionTimeout: config.transactionTimeoutMs,
+      retry: { retries: config.retries },
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
+  }
+
+  /**
+   * Registers the transactional id with the coordinator: bumps the epoch, which fences any older
+   * producer with this id and aborts the transaction it left open. Must run before the task reads
+   * its committed offsets, so that a zombie cannot commit behind our back.
+   */
+  async initialize(): Promise<void> {
+    await this.producer.connect();
+    const t = await this.producer.transaction();
+    await t.abort();
+  }
+
+  private async begin(): Promise<Transaction> {
+    this.transaction ??= await this.producer.transaction();
+    return this.transaction;
+  }
+
+  async send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
+    if (records.length === 0) return [];
+    const t = await this.begin();
+    const meta = await t.sendBatch({ topicMessages: toMessages(records), acks: -1 });
+    return explicitEnds(records, meta);
+  }
+
+  async commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
+    if (offsets.length === 0 && !this.transaction) return;
+    const t = await this.begin();
+    if (offsets.length > 0) {
+      const topics = new Map<string, Array<{ partition: number; offset: string }>>();
+      for (const o of offsets) {
+        const list = topics.get(o.topic) ?? [];
+        list.push({ partition: o.partition, offset: String(o.offset) });
+        topics.set(o.topic, list);
+      }
+      await t.sendOffsets({
+        consumerGroupId: groupId,
+        topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+      });
+    }
+    await t.commit();
+    this.transaction = undefined;
+  }
+
+  async abortTransaction(): Promise<void> {
+    const t = this.transaction;
+    this.transaction = undefined;
+    if (t?.isActive()) await t.abort();
+  }
+
+  async close(): Promise<void> {
+    this.transaction = undefined;
+    await this.producer.disconnect().catch(() => {});
+  }
+}

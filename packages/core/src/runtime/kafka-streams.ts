@@ -1,0 +1,255 @@
+// The application: validates the config, creates the internal topics, runs the stream thread,
+// reports its state, and decides what a fatal error does.
+import { EventEmitter } from 'node:events';
+import type { StateRestoreListener } from '@kstreams/state-store';
+import type { Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
+import { StreamsError } from '../errors.ts';
+import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
+import { createKafka } from '../kafka/client.ts';
+import type { Topology } from '../processor/topology.ts';
+import { newMetrics, type StreamsMetrics } from './metrics.ts';
+import { StreamThread } from './stream-thread.ts';
+
+/** Kafka Streams' application states. */
+export type KafkaStreamsState =
+  | 'CREATED'
+  | 'REBALANCING'
+  | 'RUNNING'
+  | 'PENDING_SHUTDOWN'
+  | 'NOT_RUNNING'
+  | 'PENDING_ERROR'
+  | 'ERROR';
+
+/** What to do after an error the stream thread cannot recover from by itself. */
+export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT' | 'SHUTDOWN_APPLICATION';
+export type StreamsUncaughtExceptionHandler = (error: Error) => StreamThreadExceptionResponse;
+
+const TRANSITIONS: Record<KafkaStreamsState, KafkaStreamsState[]> = {
+  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  REBALANCING: ['RUNNING', 'REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  RUNNING: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  PENDING_SHUTDOWN: ['NOT_RUNNING'],
+  NOT_RUNNING: [],
+  PENDING_ERROR: ['ERROR'],
+  ERROR: [],
+};
+
+export interface KafkaStreamsEvents {
+  stateChange: [next: KafkaStreamsState, previous: KafkaStreamsState];
+  error: [error: Error];
+}
+
+export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
+  readonly config: ResolvedConfig;
+  private readonly logger: Logger;
+  private readonly kafka: Kafka;
+  private readonly admin: StreamsAdmin;
+  private readonly metricsValues: StreamsMetrics = newMetrics();
+  private thread?: StreamThread;
+  private currentState: KafkaStreamsState = 'CREATED';
+  private uncaughtHandler: StreamsUncaughtExceptionHandler = () => 'SHUTDOWN_CLIENT';
+  private restoreListener?: StateRestoreListener;
+  private lastError?: Error;
+  private closing?: Promise<void>;
+
+  constructor(
+    readonly topology: Topology,
+    config: StreamsConfig,
+  ) {
+    super();
+    this.config = resolveStreamsConfig(config);
+    topology.validate();
+    this.logger = this.config.logger.child({ applicationId: this.config.applicationId });
+    this.kafka = createKafka(this.config);
+    this.admin = new StreamsAdmin(this.kafka);
+  }
+
+  get state(): KafkaStreamsState {
+    return this.currentState;
+  }
+
+  /** The error that put the app into ERROR, if any. */
+  get error(): Error | undefined {
+    return this.lastError;
+  }
+
+  metrics(): Readonly<StreamsMetrics> {
+    return { ...this.metricsValues };
+  }
+
+  setUncaughtExceptionHandler(handler: StreamsUncaughtExceptionHandler): void {
+    this.uncaughtHandler = handler;
+  }
+
+  setGlobalStateRestoreListener(listener: StateRestoreListener): void {
+    if (this.currentState !== 'CREATED') {
+      throw new StreamsError('setGlobalStateRestoreListener must be called before start()');
+    }
+    this.restoreListener = listener;
+  }
+
+  private setState(next: KafkaStreamsState): void {
+    const prev = this.currentState;
+    if (prev === next || !TRANSITIONS[prev].includes(next)) return;
+    this.currentState = next;
+    this.logger.info({ state: next, previous: prev }, 'state change');
+    this.emit('stateChange', next, prev);
+  }
+
+  async start(): Promise<void> {
+    if (this.currentState !== 'CREATED') {
+      throw new StreamsError(
+        `start() can be called once, on a CREATED app; this one is ${this.currentState}`,
+      );
+    }
+    this.setState('REBALANCING');
+    try {
+      await this.admin.connect();
+      await this.prepareTopics();
+      await this.startThread();
+    } catch (error) {
+      this.lastError = error as Error;
+      this.setState('PENDING_ERROR');
+      await this.admin.disconnect().catch(() => {});
+      this.setState('ERROR');
+      throw error;
+    }
+  }
+
+  private async startThread(): Promise<void> {
+    const thread = new StreamThread({
+      config: this.config,
+      topology: this.topology,
+      kafka: this.kafka,
+      admin: this.admin,
+      logger: this.logger,
+      metrics: this.metricsValues,
+      restoreListener: this.restoreListener,
+      onRunningChange: (running) => {
+        if (this.thread === thread) this.setState(running ? 'RUNNING' : 'REBALANCING');
+      },
+      onFatal: (error) => void this.onFatal(thread, error),
+    });
+    this.thread = thread;
+    await thread.start();
+  }
+
+  private async onFatal(thread: StreamThread, error: Error): Promise<void> {
+    if (this.thread !== thread || this.closing) return;
+    let response: StreamThreadExceptionResponse;
+    try {
+      response = this.uncaughtHandler(error);
+    } catch (handlerError) {
+      this.logger.error({ err: handlerError }, 'the uncaught exception handler threw; shutting down');
+      response = 'SHUTDOWN_CLIENT';
+    }
+    this.logger.error({ err: error, response }, 'stream thread failed');
+    if (response === 'REPLACE_THREAD') {
+      this.thread = undefined;
+      await thread.stop().catch(() => {});
+      this.setState('REBALANCING');
+      await this.startThread().catch((e) => this.onFatal(this.thread!, e));
+      return;
+    }
+    // SHUTDOWN_APPLICATION would ask every instance to stop; kafkajs cannot send that signal
+    // through the group, so this instance stops and the others carry on (documented).
+    this.lastError = error;
+    this.setState('PENDING_ERROR');
+    this.closing = (async () => {
+      await thread.stop().catch(() => {});
+      await this.admin.disconnect().catch(() => {});
+      this.setState('ERROR');
+    })();
+    this.emit('error', error);
+  }
+
+  /**
+   * Creates the internal topics with their sub-topology's partition count, after checking that
+   * every source and sink topic exists (auto-creation is off on well-run clusters, and a missing
+   * topic would otherwise show up as a silent hang).
+   */
+  private async prepareTopics(): Promise<void> {
+    const subs = this.topology.subtopologies(this.config.applicationId);
+    const internal = new Set(subs.flatMap((s) => s.repartitionSourceTopics));
+    const external = [
+      ...new Set(subs.flatMap((s) => [...s.sourceTopics, ...s.sinkTopics]).filter((t) => !internal.has(t))),
+    ];
+    const counts = await this.admin.partitionCounts(external);
+    const missing = external.filter((t) => !counts.has(t));
+    if (missing.length > 0) {
+      throw new StreamsError(
+        `Topics missing on the cluster (${this.config.brokers.join(',')}): ${missing.join(', ')}. ` +
+          'Create them before starting the app (kstreams creates only its internal topics).',
+      );
+    }
+    // A repartition topic gets as many partitions as the sub-topology that writes it reads.
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const s of subs) {
+        const widths = s.sourceTopics.map((t) => counts.get(t));
+        if (widths.some((w) => w === undefined)) continue;
+        const width = Math.max(...(widths as number[]));
+        for (const r of s.repartitionSinkTopics) {
+          if (counts.get(r) !== width && !counts.has(r)) {
+            counts.set(r, width);
+            changed = true;
+          }
+        }
+      }
+    }
+    const specs: InternalTopicSpec[] = [];
+    for (const s of subs) {
+      const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));
+      for (const r of s.repartitionSourceTopics) {
+        if (counts.has(r)) specs.push({ topic: r, numPartitions: counts.get(r)!, compacted: false });
+      }
+      for (const store of s.stores) {
+        if (store.changelogTopic)
+          specs.push({ topic: store.changelogTopic, numPartitions: width, compacted: true });
+      }
+    }
+    const mismatched = await this.admin.ensureTopics(specs, this.config.replicationFactor);
+    if (mismatched.length > 0) {
+      throw new StreamsError(
+        `Internal topics exist with the wrong partition count: ${mismatched
+          .map((m) => `${m.topic} (want ${m.numPartitions})`)
+          .join(', ')}. They are left from an app with the same applicationId and other inputs; ` +
+          'delete them or choose another applicationId.',
+      );
+    }
+  }
+
+  /** Commits, closes stores and leaves the group. Waits at most `timeoutMs`. */
+  async close({ timeoutMs = 60_000 }: { timeoutMs?: number } = {}): Promise<boolean> {
+    if (this.currentState === 'NOT_RUNNING' || this.currentState === 'ERROR') return true;
+    if (this.currentState === 'PENDING_ERROR') {
+      await this.closing;
+      return true;
+    }
+    this.setState('PENDING_SHUTDOWN');
+    this.closing ??= (async () => {
+      await this.thread?.stop();
+      await this.admin.disconnect().catch(() => {});
+      this.setState('NOT_RUNNING');
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const finished = await Promise.race([this.closing.then(() => true as const), timedOut]);
+    clearTimeout(timer);
+    return finished;
+  }
+
+  /** @internal the running thread, for interactive queries */
+  get streamThread(): StreamThread | undefined {
+    return this.thread;
+  }
+
+  /** @internal */
+  get adminClient(): StreamsAdmin {
+    return this.admin;
+  }
+}

@@ -1,0 +1,22 @@
+/** Counters an operator reads from `app.metrics()`; each names an event the logs also report. */
+export interface StreamsMetrics {
+  processedRecords: number;
+  skippedRecords: number;
+  deadLetterRecords: number;
+  commits: number;
+  rollbacks: number;
+  fencedTasks: number;
+  restoredRecords: number;
+}
+
+export function newMetrics(): StreamsMetrics {
+  return {
+    processedRecords: 0,
+    skippedRecords: 0,
+    deadLetterRecords: 0,
+    commits: 0,
+    rollbacks: 0,
+    fencedTasks: 0,
+    restoredRecords: 0,
+  };
+}

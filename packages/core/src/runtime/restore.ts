@@ -1,0 +1,53 @@
+// Brings new tasks' stores up to date from their changelogs: from the checkpoint (or the
+// beginning) to the end offset, before the task processes anything.
+import { fromChangelogMessage, StoreRestorer } from '@kstreams/state-store';
+import { type RestoreRequest, restoreChangelogs } from '../kafka/restore-consumer.ts';
+import type { StreamThreadDeps } from './stream-thread.ts';
+import type { TaskRuntime } from './task-runtime.ts';
+
+export async function restoreTasks(deps: StreamThreadDeps, runtimes: TaskRuntime[]): Promise<void> {
+  const wanted = runtimes.flatMap((rt) => rt.task.changelogPartitions.map((cp) => ({ rt, cp })));
+  if (wanted.length === 0) return;
+  const ends = await deps.admin.endOffsets([...new Set(wanted.map((w) => w.cp.topic))]);
+  const requests: RestoreRequest[] = [];
+  const restorers: StoreRestorer[] = [];
+  for (const { rt, cp } of wanted) {
+    const end = ends.find((e) => e.topic === cp.topic && e.partition === cp.partition)?.offset ?? 0;
+    let start = rt.checkpoint.find((c) => c.topic === cp.topic && c.partition === cp.partition)?.offset ?? 0;
+    if (start > end) {
+      deps.logger.warn(
+        { taskId: rt.id, changelog: cp.topic, partition: cp.partition, checkpoint: start, end },
+        'checkpoint is past the changelog end (was the changelog topic recreated?); restoring from the beginning',
+      );
+      start = 0;
+    }
+    const restorer = new StoreRestorer(
+      rt.task.storeFor(cp.storeName),
+      { topic: cp.topic, partition: cp.partition },
+      deps.restoreListener,
+    );
+    restorer.start(start, end);
+    restorers.push(restorer);
+    requests.push({
+      topic: cp.topic,
+      partition: cp.partition,
+      startOffset: start,
+      endOffset: end,
+      apply: async (records, batchEnd) => {
+        await restorer.restoreBatch(records.map(fromChangelogMessage), batchEnd);
+        deps.metrics.restoredRecords += records.length;
+      },
+    });
+  }
+  await restoreChangelogs(
+    deps.kafka,
+    deps.admin,
+    {
+      groupIdPrefix: deps.config.applicationId,
+      readCommitted: deps.config.exactlyOnce,
+      timeoutMs: 10 * 60_000,
+    },
+    requests,
+  );
+  for (const r of restorers) r.end();
+}

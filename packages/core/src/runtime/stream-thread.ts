@@ -1,0 +1,368 @@
+// The consume-process-produce loop: routes each input batch to the task that owns its partition,
+// commits tasks at every commit interval (a transaction per task under exactly_once), and follows
+// the group's assignment by creating, restoring and closing tasks.
+
+import type { StateRestoreListener } from '@kstreams/state-store';
+import type { Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/streams-config.ts';
+import { DeserializationError } from '../errors.ts';
+import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+import {
+  isFencedError,
+  SharedProducer,
+  type TaskProducer,
+  TransactionalTaskProducer,
+} from '../kafka/producers.ts';
+import type { Topology } from '../processor/topology.ts';
+import type { StreamsMetrics } from './metrics.ts';
+import { Mutex } from './mutex.ts';
+import { restoreTasks } from './restore.ts';
+import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
+
+export interface StreamThreadDeps {
+  config: ResolvedConfig;
+  topology: Topology;
+  kafka: Kafka;
+  admin: StreamsAdmin;
+  logger: Logger;
+  metrics: StreamsMetrics;
+  restoreListener?: StateRestoreListener;
+  /** All assigned tasks are running (true) or some are being created or restored (false). */
+  onRunningChange(running: boolean): void;
+  /** An error the thread cannot recover from by itself; the app's handler decides. */
+  onFatal(error: Error): void;
+}
+
+/** Consecutive failures of one task before the error goes to the uncaught exception handler. */
+const MAX_TASK_RETRIES = 5;
+
+const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export class StreamThread {
+  private readonly mutex = new Mutex();
+  private readonly tasks = new Map<string, TaskRuntime>();
+  private readonly creating = new Set<string>();
+  private readonly topicToSubtopology = new Map<string, number>();
+  private readonly consumer: MainConsumer;
+  private readonly sharedProducer?: SharedProducer;
+  private assigned = new Set<string>();
+  private memberId?: string;
+  private generation = 0;
+  private closing = false;
+  private failed = false;
+  private tick?: NodeJS.Timeout;
+  private lastCommit = Date.now();
+  private commitSoon = false;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: StreamThreadDeps) {
+    const { config, topology } = deps;
+    this.log = deps.logger;
+    for (const sub of topology.subtopologies(config.applicationId)) {
+      for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
+    }
+    this.consumer = new MainConsumer(deps.kafka, config, {
+      subtopologies: () => topology.subtopologies(config.applicationId),
+      ownedTasks: () => [...this.tasks.keys()],
+      applicationServer: config.applicationServer,
+    });
+    if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
+  }
+
+  /** The tasks this thread runs now, with their stores (for interactive queries). */
+  runningTasks(): TaskRuntime[] {
+    return [...this.tasks.values()].filter((t) => t.state === 'running');
+  }
+
+  async start(): Promise<void> {
+    const topics = [...this.topicToSubtopology.keys()];
+    await this.sharedProducer?.connect();
+    await this.consumer.start(topics, {
+      onBatch: (batch) => this.mutex.run(() => this.processBatch(batch)),
+      onAssignment: (memberId, assignment) => {
+        void this.mutex.run(() => this.onAssignment(memberId, assignment)).catch((e) => this.fatal(e));
+      },
+      onRebalancing: () => {
+        // kafkajs has no revoke callback: commit as soon as a rebalance starts, so that the tasks
+        // that move carry as little uncommitted work as possible.
+        void this.mutex.run(() => this.commitAll('rebalance')).catch((e) => this.fatal(e));
+      },
+      onCrash: (error, willRestart) => {
+        this.log.warn({ err: error, willRestart }, 'consumer crashed');
+        if (!willRestart) this.fatal(error);
+      },
+    });
+    const period = Math.min(100, this.deps.config.commitIntervalMs);
+    this.tick = setInterval(() => {
+      void this.mutex.run(() => this.onTick()).catch((e) => this.fatal(e));
+    }, period);
+  }
+
+  /** Commits what was processed, closes the tasks and leaves the group. */
+  async stop(): Promise<void> {
+    if (this.tick) clearInterval(this.tick);
+    await this.mutex.run(async () => {
+      this.closing = true;
+      if (!this.failed) await this.commitAll('shutdown');
+    });
+    await this.consumer.stop().catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
+    await this.mutex.run(async () => {
+      for (const t of this.tasks.values()) await t.close({ dirty: this.failed });
+      this.tasks.clear();
+    });
+    await this.sharedProducer?.close();
+  }
+
+  private fatal(error: unknown): void {
+    if (this.failed || this.closing) return;
+    this.failed = true;
+    this.deps.onFatal(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  private taskIdFor(topic: string, partition: number): string | undefined {
+    const sub = this.topicToSubtopology.get(topic);
+    return sub === undefined ? undefined : `${sub}_${partition}`;
+  }
+
+  private async onTick(): Promise<void> {
+    if (this.closing || this.failed) return;
+    const now = Date.now();
+    for (const t of this.runningTasks()) await t.task.punctuateWallClock(now);
+    const due = now - this.lastCommit >= this.deps.config.commitIntervalMs;
+    if (due || this.commitSoon || this.runningTasks().some((t) => t.task.commitRequested)) {
+      await this.commitAll(due ? 'interval' : 'requested');
+    }
+  }
+
+  private async processBatch(batch: InputBatch): Promise<void> {
+    if (this.closing || this.failed) return;
+    const taskId = this.taskIdFor(batch.topic, batch.partition);
+    const rt = taskId ? this.tasks.get(taskId) : undefined;
+    if (rt?.state !== 'running') {
+      // Not ready (being created or restored, or fenced): leave the position where it is; the
+      // partition resumes when its task is running.
+      this.consumer.pause([{ topic: batch.topic, partition: batch.partition }]);
+      return;
+    }
+    const key = tpKey(batch.topic, batch.partition);
+    let processed = 0;
+    for (const m of batch.messages) {
+      if (batch.isStale() || rt.state !== 'running') break;
+      const offset = Number(m.offset);
+      // kafkajs restarts from the group's committed offset after a rejoin; records before the
+      // task's own position are already in its (possibly uncommitted) state.
+      if (offset < rt.position(key)) {
+        batch.resolveOffset(offset);
+        continue;
+      }
+      const record = toInputRecord(batch.topic, batch.partition, m);
+      try {
+        const r = rt.task.process(record);
+        if (r) await r;
+      } catch (error) {
+        await this.onTaskError(rt, error, record);
+        return;
+      }
+      rt.advance(key, offset);
+      batch.resolveOffset(offset);
+      this.deps.metrics.processedRecords++;
+      if (++processed % 1000 === 0) await batch.heartbeat();
+    }
+    try {
+      await rt.flush();
+    } catch (error) {
+      await this.onTaskError(rt, error);
+      return;
+    }
+    if (rt.task.commitRequested) this.commitSoon = true;
+  }
+
+  /** A processor threw or a send failed: roll the task back to its last commit and go on. */
+  private async onTaskError(
+    rt: TaskRuntime,
+    error: unknown,
+    record?: { topic: string; partition: number; offset: number },
+  ) {
+    const fenced = isFencedError(error);
+    this.log.warn(
+      { err: error, taskId: rt.id, ...record, fenced },
+      'task failed; rolling back to its last commit',
+    );
+    await this.rollback(rt, fenced);
+    if (error instanceof DeserializationError) {
+      this.fatal(error);
+      return;
+    }
+    if (!fenced && ++rt.consecutiveFailures > MAX_TASK_RETRIES) {
+      this.fatal(
+        new Error(
+          `task ${rt.id} failed ${rt.consecutiveFailures} times in a row; last error: ${String(error)}`,
+          {
+            cause: error,
+          },
+        ),
+      );
+    }
+  }
+
+  private async rollback(rt: TaskRuntime, fenced: boolean): Promise<void> {
+    this.deps.metrics.rollbacks++;
+    const ok = await rt.rollback();
+    if (fenced || !ok) {
+      // The task's producer is dead (fenced: another instance owns the task now). Close it
+      // without committing; the group's next assignment decides whether it comes back.
+      if (fenced) this.deps.metrics.fencedTasks++;
+      await rt.close({ dirty: true });
+      this.tasks.delete(rt.id);
+      this.consumer.pause(rt.inputPartitions);
+      if (!fenced && this.assigned.has(rt.id)) this.createTasks([rt.id]);
+      return;
+    }
+    for (const tp of rt.rollbackPositions()) this.consumer.seek(tp);
+  }
+
+  private async commitAll(reason: string): Promise<void> {
+    const due = this.runningTasks().filter((t) => t.task.commitNeeded || t.task.commitRequested);
+    this.lastCommit = Date.now();
+    this.commitSoon = false;
+    if (due.length === 0) return;
+    if (this.deps.config.exactlyOnce) {
+      await Promise.all(due.map((t) => this.commitTransactional(t)));
+    } else {
+      await this.commitAtLeastOnce(due);
+    }
+    this.log.debug({ reason, tasks: due.map((t) => t.id) }, 'committed');
+  }
+
+  private async commitTransactional(rt: TaskRuntime): Promise<void> {
+    try {
+      await rt.commitTransaction(this.deps.config.applicationId);
+      this.deps.metrics.commits++;
+    } catch (error) {
+      await this.onTaskError(rt, error);
+    }
+  }
+
+  private async commitAtLeastOnce(due: TaskRuntime[]): Promise<void> {
+    const producer = this.sharedProducer!;
+    const sent = new Map<TaskRuntime, TopicPartitionOffset[]>();
+    for (const rt of due) {
+      try {
+        sent.set(rt, await rt.sendForCommit());
+      } catch (error) {
+        await this.onTaskError(rt, error);
+      }
+    }
+    const ready = due.filter((t) => sent.has(t));
+    try {
+      await this.consumer.commitOffsets(ready.flatMap((t) => t.task.consumedOffsets()));
+    } catch (error) {
+      // The outputs and changelog records are acknowledged, so the stores must follow the
+      // changelog; the input is processed again after the rebalance (at_least_once allows it).
+      this.log.warn({ err: error }, 'offset commit failed; the uncommitted input will be processed again');
+    }
+    void producer;
+    for (const rt of ready) {
+      await rt.postCommit(sent.get(rt)!);
+      this.deps.metrics.commits++;
+    }
+  }
+
+  private async onAssignment(memberId: string, assignment: Record<string, number[]>): Promise<void> {
+    if (this.closing) return;
+    this.generation++;
+    const assigned = new Set<string>();
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      for (const p of partitions) {
+        const id = this.taskIdFor(topic, p);
+        if (id) assigned.add(id);
+      }
+    }
+    const lostAll = this.memberId !== undefined && this.memberId !== memberId;
+    this.memberId = memberId;
+    this.assigned = assigned;
+    this.log.info({ memberId, tasks: [...assigned].sort(), lostAll }, 'assignment received');
+    if (lostAll) {
+      // We were dropped from the group (e.g. paused past the session timeout): others may have
+      // run our tasks since, so their local uncommitted state is stale.
+      for (const rt of this.tasks.values()) await rt.close({ dirty: true });
+      this.tasks.clear();
+    }
+    const revoked = [...this.tasks.values()].filter((t) => !assigned.has(t.id));
+    if (revoked.length > 0) {
+      const committable = revoked.filter((t) => t.state === 'running');
+      if (this.deps.config.exactlyOnce)
+        await Promise.all(committable.map((t) => this.commitTransactional(t)));
+      else if (committable.length > 0) await this.commitAtLeastOnce(committable);
+      for (const rt of revoked) {
+        await rt.close({ dirty: false });
+        this.tasks.delete(rt.id);
+      }
+    }
+    const fresh = [...assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id));
+    this.createTasks(fresh);
+    this.reportRunning();
+  }
+
+  private reportRunning(): void {
+    const running = [...this.assigned].every((id) => this.tasks.get(id)?.state === 'running');
+    this.deps.onRunningChange(running);
+  }
+
+  /** Creates, restores and starts tasks in the background while the consumer keeps heartbeating. */
+  private createTasks(ids: string[]): void {
+    if (ids.length === 0) return;
+    const generation = this.generation;
+    for (const id of ids) this.creating.add(id);
+    const runtimes = ids.map((id) => new TaskRuntime(id, this.taskDeps()));
+    for (const rt of runtimes) this.consumer.pause(rt.inputPartitions);
+    void (async () => {
+      try {
+        await Promise.all(runtimes.map((rt) => rt.initialize()));
+        await restoreTasks(this.deps, runtimes);
+        for (const rt of runtimes) await rt.task.initializeTopology();
+        await this.mutex.run(async () => {
+          for (const rt of runtimes) {
+            this.creating.delete(rt.id);
+            if (this.closing || !this.assigned.has(rt.id) || this.generation !== generation) {
+              // Revoked while restoring; a newer assignment creates it again if it is ours.
+              await rt.close({ dirty: true });
+              if (!this.closing && this.assigned.has(rt.id) && !this.tasks.has(rt.id))
+                this.createTasks([rt.id]);
+              continue;
+            }
+            for (const tp of rt.startPositions()) this.consumer.seek(tp);
+            rt.state = 'running';
+            this.tasks.set(rt.id, rt);
+            this.consumer.resume(rt.inputPartitions);
+            this.log.info({ taskId: rt.id }, 'task running');
+          }
+          this.reportRunning();
+        });
+      } catch (error) {
+        for (const rt of runtimes) {
+          this.creating.delete(rt.id);
+          await rt.close({ dirty: true });
+        }
+        if (!this.closing) this.fatal(error);
+      }
+    })();
+  }
+
+  private taskDeps(): TaskRuntimeDeps {
+    const { config, kafka, admin, topology, metrics } = this.deps;
+    return {
+      config,
+      topology,
+      admin,
+      metrics,
+      logger: this.log,
+      producerFor: (taskId: string): TaskProducer =>
+        config.exactlyOnce
+          ? new TransactionalTaskProducer(kafka, `${config.applicationId}-${taskId}`, config.producer)
+          : this.sharedProducer!,
+    };
+  }
+}

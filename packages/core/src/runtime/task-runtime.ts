@@ -1,0 +1,206 @@
+// One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
+// its output buffer, and its input positions (where it is, and where its last commit was).
+import { join } from 'node:path';
+import { type CheckpointEntry, LevelKeyValueStore } from '@kstreams/state-store';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/streams-config.ts';
+import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import { type InputRecord, type OutputRecord, StreamTask } from '../processor/internals/stream-task.ts';
+import type { Topology } from '../processor/topology.ts';
+import type { StreamsMetrics } from './metrics.ts';
+import { BufferingRecordCollector } from './record-collector.ts';
+
+export interface TaskRuntimeDeps {
+  config: ResolvedConfig;
+  topology: Topology;
+  admin: StreamsAdmin;
+  metrics: StreamsMetrics;
+  logger: Logger;
+  producerFor(taskId: string): TaskProducer;
+}
+
+const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export function taskDirectory(config: ResolvedConfig, taskId: string): string {
+  return join(config.stateDir, config.applicationId, taskId);
+}
+
+export class TaskRuntime {
+  readonly task: StreamTask;
+  readonly producer: TaskProducer;
+  readonly collector = new BufferingRecordCollector();
+  readonly inputPartitions: Array<{ topic: string; partition: number }>;
+  state: 'created' | 'running' | 'closed' = 'created';
+  checkpoint: CheckpointEntry[] = [];
+  consecutiveFailures = 0;
+  private readonly committed = new Map<string, number>();
+  private readonly positions = new Map<string, number>();
+  private readonly firstSeen = new Map<string, number>();
+  private readonly log: Logger;
+
+  constructor(
+    readonly id: string,
+    private readonly deps: TaskRuntimeDeps,
+  ) {
+    const { config, topology, metrics } = deps;
+    const [subtopology, partition] = id.split('_').map(Number) as [number, number];
+    this.log = deps.logger.child({ taskId: id });
+    this.producer = deps.producerFor(id);
+    const dir = taskDirectory(config, id);
+    this.task = new StreamTask({
+      id: { subtopology, partition },
+      applicationId: config.applicationId,
+      topology,
+      collector: this.collector,
+      storeFactory: (storeName) =>
+        new LevelKeyValueStore({ name: storeName, location: join(dir, storeName) }),
+      checkpointFile: join(dir, '.checkpoint'),
+      maxUncommittedBytes: config.maxUncommittedBytes,
+      logger: this.log,
+      deserializationExceptionHandler: (error, record) => {
+        const where = { topic: record.topic, partition: record.partition, offset: record.offset };
+        const handler = config.deserializationExceptionHandler;
+        if (handler === 'logAndFail') {
+          this.log.error(
+            { err: error, ...where },
+            'record cannot be deserialized (deserializationExceptionHandler: logAndFail)',
+          );
+          return 'fail';
+        }
+        metrics.skippedRecords++;
+        this.log.warn({ err: error, ...where }, 'skipping a record that cannot be deserialized');
+        if (typeof handler === 'object') {
+          this.collector.send(deadLetter(handler.deadLetterTopic, record, error));
+          metrics.deadLetterRecords++;
+        }
+        return 'continue';
+      },
+    });
+    this.inputPartitions = this.task.inputPartitions;
+  }
+
+  /**
+   * Fences the task's previous owner (exactly_once), then reads the committed offsets (so that a
+   * zombie cannot commit after we read them) and opens the stores.
+   */
+  async initialize(): Promise<void> {
+    if (this.producer instanceof TransactionalTaskProducer) await this.producer.initialize();
+    const topics = [...new Set(this.inputPartitions.map((p) => p.topic))];
+    const offsets = await this.deps.admin.committedOffsets(this.deps.config.applicationId, topics);
+    const mine = new Set(this.inputPartitions.map((p) => tpKey(p.topic, p.partition)));
+    for (const o of offsets) {
+      const key = tpKey(o.topic, o.partition);
+      if (mine.has(key) && o.offset >= 0) this.committed.set(key, o.offset);
+    }
+    this.checkpoint = await this.task.initializeStores();
+  }
+
+  /** Where the consumer must start: the committed offsets (none: kafkajs starts at the earliest). */
+  startPositions(): TopicPartitionOffset[] {
+    const out: TopicPartitionOffset[] = [];
+    for (const p of this.inputPartitions) {
+      const offset = this.committed.get(tpKey(p.topic, p.partition));
+      if (offset === undefined) continue;
+      this.positions.set(tpKey(p.topic, p.partition), offset);
+      out.push({ ...p, offset });
+    }
+    return out;
+  }
+
+  position(key: string): number {
+    return this.positions.get(key) ?? -1;
+  }
+
+  advance(key: string, offset: number): void {
+    if (!this.firstSeen.has(key)) this.firstSeen.set(key, offset);
+    this.positions.set(key, offset + 1);
+  }
+
+  /** Sends the buffered output; under exactly_once it joins the task's open transaction. */
+  async flush(): Promise<void> {
+    if (this.collector.size > 0) await this.producer.send(this.collector.drain());
+  }
+
+  /** Sends the remaining output and the store changes; returns the changelog end offsets. */
+  async sendForCommit(): Promise<TopicPartitionOffset[]> {
+    const changelog: OutputRecord[] = this.task.changelogRecords().map((c) => ({
+      topic: c.topic,
+      partition: c.partition,
+      key: c.key,
+      value: c.value,
+      timestamp: Date.now(),
+    }));
+    return this.producer.send([...this.collector.drain(), ...changelog]);
+  }
+
+  async commitTransaction(groupId: string): Promise<void> {
+    const offsets = this.task.consumedOffsets();
+    const ends = await this.sendForCommit();
+    await this.producer.commitTransaction(groupId, offsets);
+    await this.postCommit(ends, offsets);
+  }
+
+  /** After Kafka accepted the commit: the stores apply their buffers and the checkpoint moves. */
+  async postCommit(
+    changelogEnds: TopicPartitionOffset[],
+    offsets = this.task.consumedOffsets(),
+  ): Promise<void> {
+    await this.task.postCommit(changelogEnds);
+    for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+    this.firstSeen.clear();
+    this.consecutiveFailures = 0;
+  }
+
+  /** Drops everything since the last commit. False when the producer could not abort (it is dead). */
+  async rollback(): Promise<boolean> {
+    this.collector.clear();
+    let ok = true;
+    try {
+      await this.producer.abortTransaction();
+    } catch (error) {
+      this.log.warn({ err: error }, 'abort failed');
+      ok = false;
+    }
+    this.task.rollback();
+    return ok;
+  }
+
+  /** Where to seek after a rollback: the last commit, or where this task began reading. */
+  rollbackPositions(): TopicPartitionOffset[] {
+    const out: TopicPartitionOffset[] = [];
+    for (const p of this.inputPartitions) {
+      const key = tpKey(p.topic, p.partition);
+      const offset = this.committed.get(key) ?? this.firstSeen.get(key);
+      if (offset === undefined) continue;
+      this.positions.set(key, offset);
+      out.push({ ...p, offset });
+    }
+    this.firstSeen.clear();
+    return out;
+  }
+
+  async close({ dirty }: { dirty: boolean }): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    if (dirty) await this.rollback().catch(() => {});
+    await this.task.close().catch((e) => this.log.warn({ err: e }, 'closing the task failed'));
+    if (this.producer instanceof TransactionalTaskProducer) await this.producer.close();
+  }
+}
+
+function deadLetter(topic: string, record: InputRecord, error: Error): OutputRecord {
+  return {
+    topic,
+    key: record.key,
+    value: record.value,
+    timestamp: record.timestamp,
+    headers: {
+      ...record.headers,
+      'kstreams.error': error.message,
+      'kstreams.source.topic': record.topic,
+      'kstreams.source.partition': String(record.partition),
+      'kstreams.source.offset': String(record.offset),
+    },
+  };
+}
