@@ -1,1 +1,51 @@
-export {};
+export type {
+  ConsumerConfig,
+  DeserializationExceptionHandlerConfig,
+  ProcessingGuarantee,
+  ProducerConfig,
+  StreamsConfig,
+} from './config/streams-config.ts';
+export {
+  ConfigError,
+  DeserializationError,
+  ProcessingError,
+  SerdeError,
+  SerializationError,
+  StreamsError,
+  TopologyError,
+} from './errors.ts';
+export type { SubtopologyInfo } from './processor/internals/internal-topology-builder.ts';
+export type {
+  DeserializationHandlerResponse,
+  InputRecord,
+  OutputRecord,
+  RecordCollector,
+  StreamTaskOptions,
+} from './processor/internals/stream-task.ts';
+export type {
+  Cancellable,
+  FixedKeyProcessor,
+  FixedKeyProcessorContext,
+  FixedKeyProcessorSupplier,
+  Processor,
+  ProcessorContext,
+  ProcessorSupplier,
+  PunctuationType,
+  Punctuator,
+  RecordMetadata,
+} from './processor/processor.ts';
+export { ContextualProcessor } from './processor/processor.ts';
+export { FixedKeyRecord, type Headers, Record } from './processor/record.ts';
+export type { TaskId } from './processor/task-id.ts';
+export type { RecordContext, TopicNameExtractor } from './processor/topic-name-extractor.ts';
+export { type SinkOptions, type SourceOptions, Topology } from './processor/topology.ts';
+export type {
+  NodeDescription,
+  SubtopologyDescription,
+  TopologyDescription,
+} from './processor/topology-description.ts';
+export * from './runtime/index.ts';
+export type { Schema, Serde, SerdeType } from './serdes/serde.ts';
+export { Serdes } from './serdes/serdes.ts';
+export type { KeyValueStore, StateStore, StoreBuilder } from './state/index.ts';
+export { Stores } from './state/index.ts';

@@ -1,0 +1,435 @@
+import { TopologyError } from '../../errors.ts';
+import type { Serde } from '../../serdes/serde.ts';
+import type { StoreBuilder } from '../../state/store-builder.ts';
+import type { Processor } from '../processor.ts';
+import type { TopicNameExtractor } from '../topic-name-extractor.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: the graph stores processors of every record type
+export type AnyProcessor = Processor<any, any, any, any>;
+export type AnySerde = Serde<unknown>;
+/** Wraps the resolved serde, e.g. to carry a KTable's old and new value through a topic. */
+export type SerdeWrapper = (inner: AnySerde) => AnySerde;
+
+interface NodeBase {
+  readonly name: string;
+  /** Insertion order; sub-topology ids follow it. */
+  readonly order: number;
+}
+
+export interface SourceNodeDef extends NodeBase {
+  readonly kind: 'source';
+  readonly topics: readonly string[];
+  readonly keySerde: AnySerde | undefined;
+  readonly valueSerde: AnySerde | undefined;
+  readonly valueSerdeWrapper: SerdeWrapper | undefined;
+}
+
+export interface ProcessorNodeDef extends NodeBase {
+  readonly kind: 'processor';
+  readonly supplier: () => AnyProcessor;
+  readonly parents: readonly string[];
+  readonly stores: string[];
+}
+
+export interface SinkNodeDef extends NodeBase {
+  readonly kind: 'sink';
+  readonly topic: string | TopicNameExtractor<unknown, unknown>;
+  readonly keySerde: AnySerde | undefined;
+  readonly valueSerde: AnySerde | undefined;
+  readonly valueSerdeWrapper: SerdeWrapper | undefined;
+  readonly parents: readonly string[];
+}
+
+export type NodeDef = SourceNodeDef | ProcessorNodeDef | SinkNodeDef;
+
+export interface SerdeOptions {
+  keySerde?: AnySerde | undefined;
+  valueSerde?: AnySerde | undefined;
+  /** Internal: applied to the resolved value serde. */
+  valueSerdeWrapper?: SerdeWrapper | undefined;
+}
+
+/** A connected part of the graph: the unit of tasks. */
+export interface SubtopologyNodes {
+  readonly id: number;
+  /** In insertion order. */
+  readonly nodes: readonly NodeDef[];
+  readonly stores: readonly StoreBuilder[];
+}
+
+/** What the runtime needs to know of a sub-topology, internal topic names resolved. */
+export interface SubtopologyInfo {
+  id: number;
+  /** Includes the repartition source topics. */
+  sourceTopics: string[];
+  repartitionSourceTopics: string[];
+  /** Static sink topics (dynamic topic extractors are not listed); includes repartition sinks. */
+  sinkTopics: string[];
+  repartitionSinkTopics: string[];
+  stores: Array<{ name: string; changelogTopic: string | null }>;
+}
+
+export function repartitionTopicName(applicationId: string, name: string): string {
+  return `${applicationId}-${name}`;
+}
+
+export function changelogTopicName(applicationId: string, storeName: string): string {
+  return `${applicationId}-${storeName}-changelog`;
+}
+
+/**
+ * The processor graph as added by `Topology` (Processor API) and `StreamsBuilder` (DSL).
+ * Names and topics are checked when added; the graph as a whole (parents, stores, cycles) when it
+ * is first used, so that nodes may name parents added later.
+ */
+export class InternalTopologyBuilder {
+  private readonly nodes = new Map<string, NodeDef>();
+  private readonly topicToSource = new Map<string, string>();
+  private readonly storeBuilders = new Map<string, StoreBuilder>();
+  /** Raw names (`<name>-repartition`) of topics that get the application id as prefix. */
+  private readonly internalTopics = new Set<string>();
+  private nextOrder = 0;
+  private groups: SubtopologyNodes[] | undefined;
+
+  addSource(name: string, topics: readonly string[], serdes: SerdeOptions = {}): void {
+    this.requireNewName(name);
+    if (topics.length === 0) throw new TopologyError(`Source ${name} must read at least one topic`);
+    for (const topic of topics) {
+      if (typeof topic !== 'string' || topic.length === 0) {
+        throw new TopologyError(`Source ${name} has an empty topic name`);
+      }
+      const owner = this.topicToSource.get(topic);
+      if (owner !== undefined || topics.indexOf(topic) !== topics.lastIndexOf(topic)) {
+        throw new TopologyError(
+          `Topic '${topic}' is already read by source ${owner ?? name}; read each topic with one source ` +
+            `(use one stream() and share the KStream, or merge()).`,
+        );
+      }
+    }
+    this.addNode({
+      kind: 'source',
+      name,
+      order: this.nextOrder,
+      topics: [...topics],
+      keySerde: serdes.keySerde,
+      valueSerde: serdes.valueSerde,
+      valueSerdeWrapper: serdes.valueSerdeWrapper,
+    });
+    for (const topic of topics) this.topicToSource.set(topic, name);
+  }
+
+  addProcessor(name: string, supplier: () => AnyProcessor, parents: readonly string[]): void {
+    if (typeof supplier !== 'function') {
+      throw new TopologyError(`Processor ${name} needs a supplier: a function returning a new processor`);
+    }
+    this.requireParents('Processor', name, parents);
+    this.addNode({
+      kind: 'processor',
+      name,
+      order: this.nextOrder,
+      supplier,
+      parents: [...parents],
+      stores: [],
+    });
+  }
+
+  addSink(
+    name: string,
+    topic: string | TopicNameExtractor<unknown, unknown>,
+    parents: readonly string[],
+    serdes: SerdeOptions = {},
+  ): void {
+    if (typeof topic === 'string' && topic.length === 0)
+      throw new TopologyError(`Sink ${name} has an empty topic`);
+    this.requireParents('Sink', name, parents);
+    this.addNode({
+      kind: 'sink',
+      name,
+      order: this.nextOrder,
+      topic,
+      keySerde: serdes.keySerde,
+      valueSerde: serdes.valueSerde,
+      valueSerdeWrapper: serdes.valueSerdeWrapper,
+      parents: [...parents],
+    });
+  }
+
+  addStateStore(builder: StoreBuilder, processorNames: readonly string[] = []): void {
+    if (this.storeBuilders.has(builder.name)) {
+      throw new TopologyError(`State store '${builder.name}' is already added; give each store its own name`);
+    }
+    this.storeBuilders.set(builder.name, builder);
+    this.groups = undefined;
+    this.connectProcessorAndStateStores(processorNames, [builder.name]);
+  }
+
+  /** Connections are checked by `validate()`, since the processor may come later. */
+  connectProcessorAndStateStores(processorNames: readonly string[], storeNames: readonly string[]): void {
+    for (const processorName of processorNames) {
+      const node = this.nodes.get(processorName);
+      if (node === undefined) {
+        throw new TopologyError(`Cannot connect state stores to unknown processor ${processorName}`);
+      }
+      if (node.kind !== 'processor') {
+        throw new TopologyError(
+          `Cannot connect state stores to ${node.kind} ${processorName}: only processors use stores`,
+        );
+      }
+      for (const store of storeNames) if (!node.stores.includes(store)) node.stores.push(store);
+    }
+    this.groups = undefined;
+  }
+
+  /** Marks `<name>` (e.g. `counts-repartition`) as internal: resolved to `<applicationId>-<name>`. */
+  addInternalTopic(name: string): void {
+    this.internalTopics.add(name);
+  }
+
+  isInternalTopic(name: string): boolean {
+    return this.internalTopics.has(name);
+  }
+
+  hasNode(name: string): boolean {
+    return this.nodes.has(name);
+  }
+
+  node(name: string): NodeDef | undefined {
+    return this.nodes.get(name);
+  }
+
+  storeBuilder(name: string): StoreBuilder | undefined {
+    return this.storeBuilders.get(name);
+  }
+
+  hasStore(name: string): boolean {
+    return this.storeBuilders.has(name);
+  }
+
+  /** Source and sink topic as the runtime sees it. */
+  resolveTopic(applicationId: string, topic: string): string {
+    return this.internalTopics.has(topic) ? repartitionTopicName(applicationId, topic) : topic;
+  }
+
+  /** Checks the whole graph; throws TopologyError naming the first bad node, store or topic. */
+  validate(): void {
+    this.computeGroups();
+  }
+
+  /** The sub-topologies, validated. */
+  subtopologyNodes(): readonly SubtopologyNodes[] {
+    return this.computeGroups();
+  }
+
+  subtopologies(applicationId: string): SubtopologyInfo[] {
+    return this.computeGroups().map((group) => {
+      const sourceTopics: string[] = [];
+      const repartitionSourceTopics: string[] = [];
+      const sinkTopics: string[] = [];
+      const repartitionSinkTopics: string[] = [];
+      for (const node of group.nodes) {
+        if (node.kind === 'source') {
+          for (const topic of node.topics) {
+            const resolved = this.resolveTopic(applicationId, topic);
+            sourceTopics.push(resolved);
+            if (this.internalTopics.has(topic)) repartitionSourceTopics.push(resolved);
+          }
+        } else if (node.kind === 'sink' && typeof node.topic === 'string') {
+          const resolved = this.resolveTopic(applicationId, node.topic);
+          if (!sinkTopics.includes(resolved)) sinkTopics.push(resolved);
+          if (this.internalTopics.has(node.topic) && !repartitionSinkTopics.includes(resolved)) {
+            repartitionSinkTopics.push(resolved);
+          }
+        }
+      }
+      return {
+        id: group.id,
+        sourceTopics,
+        repartitionSourceTopics,
+        sinkTopics,
+        repartitionSinkTopics,
+        stores: group.stores.map((store) => ({
+          name: store.name,
+          changelogTopic: store.loggingEnabled ? changelogTopicName(applicationId, store.name) : null,
+        })),
+      };
+    });
+  }
+
+  /** Children of every node, in insertion order. */
+  childrenOf(name: string): string[] {
+    const children: string[] = [];
+    for (const node of this.nodes.values()) {
+      if (node.kind !== 'source' && node.parents.includes(name)) children.push(node.name);
+    }
+    return children;
+  }
+
+  private requireParents(kind: string, name: string, parents: readonly string[]): void {
+    this.requireNewName(name);
+    if (parents.length === 0) {
+      throw new TopologyError(`${kind} ${name} has no upstream node: name at least one parent`);
+    }
+    if (parents.includes(name)) throw new TopologyError(`${kind} ${name} names itself as a parent (a cycle)`);
+  }
+
+  private requireNewName(name: string): void {
+    if (typeof name !== 'string' || name.length === 0) {
+      throw new TopologyError('A node name must be a non-empty string');
+    }
+    if (this.nodes.has(name)) {
+      throw new TopologyError(`Node name ${name} is used twice; give each node its own name`);
+    }
+  }
+
+  private addNode(node: NodeDef): void {
+    this.requireNewName(node.name);
+    this.nodes.set(node.name, node);
+    this.nextOrder += 1;
+    this.groups = undefined;
+  }
+
+  private computeGroups(): SubtopologyNodes[] {
+    if (this.groups !== undefined) return this.groups;
+    this.checkGraph();
+
+    // Union-find: parent/child edges and shared stores put nodes into one sub-topology.
+    const root = new Map<string, string>();
+    const find = (name: string): string => {
+      let current = name;
+      while (root.get(current) !== current) current = root.get(current)!;
+      root.set(name, current);
+      return current;
+    };
+    const union = (a: string, b: string): void => {
+      const ra = find(a);
+      const rb = find(b);
+      if (ra === rb) return;
+      // Keep the earliest node as root so ids follow insertion order.
+      if (this.nodes.get(ra)!.order <= this.nodes.get(rb)!.order) root.set(rb, ra);
+      else root.set(ra, rb);
+    };
+    for (const name of this.nodes.keys()) root.set(name, name);
+    const storeUser = new Map<string, string>();
+    for (const node of this.nodes.values()) {
+      if (node.kind === 'source') continue;
+      for (const parent of node.parents) union(node.name, parent);
+      if (node.kind === 'processor') {
+        for (const store of node.stores) {
+          const other = storeUser.get(store);
+          if (other === undefined) storeUser.set(store, node.name);
+          else union(node.name, other);
+        }
+      }
+    }
+
+    const byRoot = new Map<string, NodeDef[]>();
+    for (const node of this.nodes.values()) {
+      const r = find(node.name);
+      const list = byRoot.get(r);
+      if (list === undefined) byRoot.set(r, [node]);
+      else list.push(node);
+    }
+    const ordered = [...byRoot.values()].sort((a, b) => a[0]!.order - b[0]!.order);
+    this.groups = ordered.map((nodes, id) => {
+      const storeNames: string[] = [];
+      for (const node of nodes) {
+        if (node.kind !== 'processor') continue;
+        for (const store of node.stores) if (!storeNames.includes(store)) storeNames.push(store);
+      }
+      return { id, nodes, stores: storeNames.map((name) => this.storeBuilders.get(name)!) };
+    });
+    return this.groups;
+  }
+
+  private checkGraph(): void {
+    if (this.nodes.size === 0) throw new TopologyError('The topology is empty: add at least one source');
+    for (const node of this.nodes.values()) {
+      if (node.kind === 'source') continue;
+      for (const parent of node.parents) {
+        const parentNode = this.nodes.get(parent);
+        if (parentNode === undefined) {
+          throw new TopologyError(`${kindLabel(node)} ${node.name} has unknown parent ${parent}`);
+        }
+        if (parentNode.kind === 'sink') {
+          throw new TopologyError(
+            `${kindLabel(node)} ${node.name} has sink ${parent} as parent; sinks have no children`,
+          );
+        }
+      }
+      if (node.kind === 'processor') {
+        for (const store of node.stores) {
+          if (!this.storeBuilders.has(store)) {
+            throw new TopologyError(
+              `Processor ${node.name} is connected to unknown state store '${store}'; add it with addStateStore()`,
+            );
+          }
+        }
+      }
+    }
+    for (const store of this.storeBuilders.keys()) {
+      const used = [...this.nodes.values()].some((n) => n.kind === 'processor' && n.stores.includes(store));
+      if (!used) {
+        throw new TopologyError(
+          `State store '${store}' is not connected to any processor; connect it or do not add it`,
+        );
+      }
+    }
+    this.checkCycles();
+  }
+
+  private checkCycles(): void {
+    const children = new Map<string, string[]>();
+    for (const node of this.nodes.values()) {
+      if (node.kind === 'source') continue;
+      for (const parent of node.parents) {
+        const list = children.get(parent);
+        if (list === undefined) children.set(parent, [node.name]);
+        else list.push(node.name);
+      }
+    }
+    // Iterative DFS with colours: grey = on the current path.
+    const colour = new Map<string, 'grey' | 'black'>();
+    for (const start of this.nodes.keys()) {
+      if (colour.has(start)) continue;
+      const stack: Array<{ name: string; next: number }> = [{ name: start, next: 0 }];
+      colour.set(start, 'grey');
+      while (stack.length > 0) {
+        const frame = stack[stack.length - 1]!;
+        const kids = children.get(frame.name) ?? [];
+        if (frame.next >= kids.length) {
+          colour.set(frame.name, 'black');
+          stack.pop();
+          continue;
+        }
+        const child = kids[frame.next++]!;
+        const c = colour.get(child);
+        if (c === 'grey') {
+          const path = [...stack.slice(stack.findIndex((f) => f.name === child)).map((f) => f.name), child];
+          throw new TopologyError(`The topology has a cycle: ${path.join(' -> ')}`);
+        }
+        if (c === undefined) {
+          colour.set(child, 'grey');
+          stack.push({ name: child, next: 0 });
+        }
+      }
+    }
+    // A node that no source reaches would never run; with parents checked, only cycles cause it.
+    for (const node of this.nodes.values()) {
+      if (node.kind !== 'source' && !this.reachesSource(node.name, new Set())) {
+        throw new TopologyError(`${kindLabel(node)} ${node.name} has no source upstream`);
+      }
+    }
+  }
+
+  private reachesSource(name: string, seen: Set<string>): boolean {
+    if (seen.has(name)) return false;
+    seen.add(name);
+    const node = this.nodes.get(name)!;
+    if (node.kind === 'source') return true;
+    return node.parents.some((p) => this.reachesSource(p, seen));
+  }
+}
+
+function kindLabel(node: NodeDef): string {
+  return node.kind === 'processor' ? 'Processor' : node.kind === 'sink' ? 'Sink' : 'Source';
+}

@@ -1,0 +1,84 @@
+import type { StateStore } from '../../state/state-store.ts';
+import type {
+  Cancellable,
+  ProcessorContext,
+  PunctuationType,
+  Punctuator,
+  RecordMetadata,
+} from '../processor.ts';
+import type { FixedKeyRecord, Record } from '../record.ts';
+import type { TaskId } from '../task-id.ts';
+
+/** What a node's context needs from its task. */
+export interface TaskServices {
+  readonly applicationId: string;
+  readonly id: TaskId;
+  readonly idString: string;
+  forward(
+    from: RuntimeNodeRef,
+    record: Record<unknown, unknown> | FixedKeyRecord<unknown, unknown>,
+    childName?: string,
+  ): void;
+  stateStore(node: RuntimeNodeRef, name: string): StateStore;
+  schedule(
+    node: RuntimeNodeRef,
+    intervalMs: number,
+    type: PunctuationType,
+    punctuator: Punctuator,
+  ): Cancellable;
+  recordMetadata(): RecordMetadata | undefined;
+  requestCommit(): void;
+  streamTime(): number;
+  wallClockTime(): number;
+}
+
+export interface RuntimeNodeRef {
+  readonly name: string;
+}
+
+/**
+ * One context per node, so that a processor that forwards after an `await` still forwards from
+ * itself, whatever the task is doing meanwhile.
+ */
+export class ProcessorContextImpl implements ProcessorContext<unknown, unknown> {
+  constructor(
+    private readonly task: TaskServices,
+    private readonly node: RuntimeNodeRef,
+  ) {}
+
+  get applicationId(): string {
+    return this.task.applicationId;
+  }
+
+  get taskId(): TaskId {
+    return this.task.id;
+  }
+
+  forward(record: Record<unknown, unknown> | FixedKeyRecord<unknown, unknown>, childName?: string): void {
+    this.task.forward(this.node, record, childName);
+  }
+
+  getStateStore<S extends StateStore>(name: string): S {
+    return this.task.stateStore(this.node, name) as S;
+  }
+
+  schedule(intervalMs: number, type: PunctuationType, punctuator: Punctuator): Cancellable {
+    return this.task.schedule(this.node, intervalMs, type, punctuator);
+  }
+
+  recordMetadata(): RecordMetadata | undefined {
+    return this.task.recordMetadata();
+  }
+
+  commit(): void {
+    this.task.requestCommit();
+  }
+
+  currentStreamTimeMs(): number {
+    return this.task.streamTime();
+  }
+
+  currentSystemTimeMs(): number {
+    return this.task.wallClockTime();
+  }
+}

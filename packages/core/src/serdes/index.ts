@@ -1,0 +1,2 @@
+export type { Schema, Serde, SerdeType } from './serde.ts';
+export { Serdes } from './serdes.ts';
