@@ -200,7 +200,9 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     idempotent: (producerIn.idempotent as boolean | undefined) ?? true,
     acks: (producerIn.acks as number | undefined) ?? -1,
     maxInFlightRequests: (producerIn.maxInFlightRequests as number | undefined) ?? 5,
-    retries: (producerIn.retries as number | undefined) ?? 10,
+    // kafkajs warns that a bounded retry count weakens the idempotent producer; Kafka's Java
+    // producer also retries without bound (until its delivery timeout).
+    retries: (producerIn.retries as number | undefined) ?? Number.MAX_SAFE_INTEGER,
     transactionTimeoutMs: (producerIn.transactionTimeoutMs as number | undefined) ?? 10_000,
   };
   const consumer: Required<ConsumerConfig> = {

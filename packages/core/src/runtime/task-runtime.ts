@@ -57,6 +57,8 @@ export class TaskRuntime {
         new LevelKeyValueStore({ name: storeName, location: join(dir, storeName) }),
       checkpointFile: join(dir, '.checkpoint'),
       maxUncommittedBytes: config.maxUncommittedBytes,
+      defaultKeySerde: config.defaultKeySerde,
+      defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
       deserializationExceptionHandler: (error, record) => {
         const where = { topic: record.topic, partition: record.partition, offset: record.offset };

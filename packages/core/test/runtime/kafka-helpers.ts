@@ -1,0 +1,98 @@
+// Produce input and read output on the real broker, for the runtime's integration tests.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Kafka } from 'kafkajs';
+import { testBrokers, testKafka, uniqueName } from '../../../../scripts/test/kafka.ts';
+
+export { testBrokers, testKafka, uniqueName };
+
+export function tempStateDir(): string {
+  return mkdtempSync(join(tmpdir(), 'kstreams-test-'));
+}
+
+export async function produce(
+  topic: string,
+  records: Array<{ key?: string | Buffer | null; value: string | Buffer | null; partition?: number }>,
+  kafka: Kafka = testKafka(),
+): Promise<void> {
+  const producer = kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  for (let i = 0; i < records.length; i += 5000) {
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: records
+        .slice(i, i + 5000)
+        .map((r) => ({ key: r.key ?? null, value: r.value, partition: r.partition })),
+    });
+  }
+  await producer.disconnect();
+}
+
+export interface ReadRecord {
+  key: string;
+  value: Buffer;
+  partition: number;
+  offset: number;
+}
+
+/**
+ * Reads a topic from the beginning (read_committed unless told otherwise) until `until` says the
+ * records are complete or the time runs out, and returns them in per-partition offset order.
+ */
+export async function readTopic(
+  topic: string,
+  until: (records: ReadRecord[]) => boolean,
+  { timeoutMs = 60_000, readUncommitted = false } = {},
+): Promise<ReadRecord[]> {
+  const consumer = testKafka().consumer({
+    groupId: uniqueName('reader'),
+    readUncommitted,
+    maxWaitTimeInMs: 100,
+  });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const records: ReadRecord[] = [];
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    void consumer.run({
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) {
+          records.push({
+            key: m.key?.toString() ?? '',
+            value: m.value ?? Buffer.alloc(0),
+            partition: batch.partition,
+            offset: Number(m.offset),
+          });
+        }
+        if (until(records)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      },
+    });
+  });
+  await consumer.disconnect();
+  return records;
+}
+
+/** The last value per key, with values read as 8-byte big-endian counts. */
+export function lastCounts(records: ReadRecord[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of records) out.set(r.key, Number(r.value.readBigInt64BE(0)));
+  return out;
+}
+
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 60_000,
+  what = 'condition',
+) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
