@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
 import { KAFKA_VERSION, start, stop } from '../kafka/broker.ts';
+import './kafka.ts';
 
 function dockerAnswers(): boolean {
   try {
@@ -41,10 +42,4 @@ export default async function setup(project: TestProject) {
   return async () => {
     if (result.started) await stop();
   };
-}
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    kafkaBrokers: string;
-  }
 }

@@ -4,6 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { type Admin, Kafka, logLevel } from 'kafkajs';
 import { afterAll, inject } from 'vitest';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kafkaBrokers: string;
+  }
+}
+
 export function testBrokers(): string[] {
   const brokers = process.env.KAFKA_BROKERS ?? inject('kafkaBrokers');
   return brokers.split(',').map((b) => b.trim());

@@ -1,4 +1,5 @@
 export type { SubtopologyTopics, TaskSpec } from './assignment.ts';
+export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-queries.ts';
 export {
   KafkaStreams,
   type KafkaStreamsState,
@@ -6,3 +7,4 @@ export {
   type StreamThreadExceptionResponse,
 } from './kafka-streams.ts';
 export type { StreamsMetrics } from './metrics.ts';
+export { partitionForKey } from './partitioner.ts';

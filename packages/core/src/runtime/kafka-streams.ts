@@ -9,6 +9,14 @@ import { StreamsError } from '../errors.ts';
 import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
 import { createKafka } from '../kafka/client.ts';
 import type { Topology } from '../processor/topology.ts';
+import type { Serde } from '../serdes/serde.ts';
+import {
+  type KeyQueryMetadata,
+  KeyQueryResolver,
+  type QueryDeps,
+  type ReadOnlyKeyValueStore,
+  readOnlyStore,
+} from './interactive-queries.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { StreamThread } from './stream-thread.ts';
 
@@ -53,6 +61,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private restoreListener?: StateRestoreListener;
   private lastError?: Error;
   private closing?: Promise<void>;
+  private readonly queries: QueryDeps;
+  private readonly keyResolver: KeyQueryResolver;
 
   constructor(
     readonly topology: Topology,
@@ -64,6 +74,26 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.logger = this.config.logger.child({ applicationId: this.config.applicationId });
     this.kafka = createKafka(this.config);
     this.admin = new StreamsAdmin(this.kafka);
+    this.queries = {
+      config: this.config,
+      topology,
+      admin: this.admin,
+      tasks: () => this.thread?.runningTasks() ?? [],
+    };
+    this.keyResolver = new KeyQueryResolver(this.queries);
+  }
+
+  /**
+   * A read-only view of a state store across this instance's running tasks, reading committed
+   * data only. Keys of tasks that run on other instances are not here: see queryMetadataForKey.
+   */
+  store<K = unknown, V = unknown>(storeName: string): ReadOnlyKeyValueStore<K, V> {
+    return readOnlyStore<K, V>(this.queries, storeName);
+  }
+
+  /** Which partition holds `key` in the store, and which instance (`applicationServer`) runs it. */
+  queryMetadataForKey<K>(storeName: string, key: K, keySerde: Serde<K>): Promise<KeyQueryMetadata> {
+    return this.keyResolver.metadataForKey(storeName, key, keySerde);
   }
 
   get state(): KafkaStreamsState {
