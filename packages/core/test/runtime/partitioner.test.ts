@@ -1,0 +1,34 @@
+import { Partitioners } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { murmur2, partitionForKey } from '../../src/runtime/partitioner.ts';
+
+describe('partitionForKey', () => {
+  it('agrees with kafkajs’ Java-compatible DefaultPartitioner for many keys and widths', () => {
+    const kafkajs = Partitioners.DefaultPartitioner();
+    for (const width of [1, 3, 4, 7, 12]) {
+      const partitionMetadata = Array.from({ length: width }, (_, i) => ({
+        partitionId: i,
+        leader: 0,
+        partitionErrorCode: 0,
+        replicas: [0],
+        isr: [0],
+      }));
+      for (let i = 0; i < 500; i++) {
+        const key = Buffer.from(`key-${i}-${'x'.repeat(i % 7)}`);
+        expect(partitionForKey(key, width)).toBe(
+          kafkajs({ topic: 't', partitionMetadata, message: { key, value: null } }),
+        );
+      }
+    }
+  });
+
+  it('matches murmur2 values computed by Kafka’s Java Utils.murmur2', () => {
+    // Reference values from Kafka's UtilsTest (testMurmur2).
+    expect(murmur2(Buffer.from('21'))).toBe(-973932308);
+    expect(murmur2(Buffer.from('foobar'))).toBe(-790332482);
+    expect(murmur2(Buffer.from('a-little-bit-long-string'))).toBe(-985981536);
+    expect(murmur2(Buffer.from('a-little-bit-longer-string'))).toBe(-1486304829);
+    expect(murmur2(Buffer.from('lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8'))).toBe(-58897971);
+    expect(murmur2(Buffer.from([97, 98, 99]))).toBe(479470107);
+  });
+});

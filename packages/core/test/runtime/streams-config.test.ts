@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { resolveStreamsConfig, type StreamsConfig } from '../../src/config/streams-config.ts';
+import { ConfigError, KafkaStreams, Topology } from '../../src/index.ts';
+
+const base: StreamsConfig = { applicationId: 'app', brokers: ['127.0.0.1:9092'], logger: 'silent' };
+
+function configError(config: unknown): ConfigError {
+  try {
+    resolveStreamsConfig(config as StreamsConfig);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('StreamsConfig', () => {
+  it('fills in Kafka Streams’ defaults per guarantee', () => {
+    const alo = resolveStreamsConfig(base);
+    expect(alo).toMatchObject({
+      processingGuarantee: 'at_least_once',
+      commitIntervalMs: 30_000,
+      exactlyOnce: false,
+    });
+    expect(alo.consumer.isolationLevel).toBe('read_uncommitted');
+    const eos = resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once' });
+    expect(eos).toMatchObject({ commitIntervalMs: 100, exactlyOnce: true });
+    expect(eos.consumer.isolationLevel).toBe('read_committed');
+    expect(eos.producer).toMatchObject({ idempotent: true, acks: -1, transactionTimeoutMs: 10_000 });
+    expect(eos.producer.maxInFlightRequests).toBeLessThanOrEqual(5);
+    expect(eos.producer.retries).toBeGreaterThan(0);
+    expect(resolveStreamsConfig({ ...base, brokers: 'a:1, b:2' }).brokers).toEqual(['a:1', 'b:2']);
+  });
+
+  it('lists every unknown key and wrong type in one error', () => {
+    const err = configError({ ...base, applicatonId: 'typo', commitIntervalMs: '100', stateDir: 5 });
+    expect(err.message).toContain('unknown key "applicatonId"');
+    expect(err.message).toContain('"commitIntervalMs" must be number, got "100"');
+    expect(err.message).toContain('"stateDir" must be string, got 5');
+  });
+
+  it('requires applicationId and brokers, saying what they are for', () => {
+    const err = configError({});
+    expect(err.message).toMatch(/"applicationId" is required/);
+    expect(err.message).toMatch(/"brokers" is required/);
+  });
+
+  it('rejects standby replicas, which are not implemented, instead of ignoring them', () => {
+    expect(configError({ ...base, numStandbyReplicas: 1 }).message).toMatch(
+      /numStandbyReplicas.*not supported/,
+    );
+  });
+
+  describe('exactly_once rejects each incompatible explicit setting, naming key, value and reason', () => {
+    const eos = { ...base, processingGuarantee: 'exactly_once' as const };
+    it.each([
+      [
+        'consumer.isolationLevel',
+        { consumer: { isolationLevel: 'read_uncommitted' } },
+        '"read_uncommitted"',
+        /only committed/,
+      ],
+      ['producer.idempotent', { producer: { idempotent: false } }, 'false', /idempotent producer/],
+      ['producer.acks', { producer: { acks: 1 } }, '1', /all in-sync replicas/],
+      ['producer.maxInFlightRequests', { producer: { maxInFlightRequests: 6 } }, '6', /at most 5/],
+      ['producer.retries', { producer: { retries: 0 } }, '0', /retried/],
+      [
+        'producer.transactionTimeoutMs',
+        { producer: { transactionTimeoutMs: 50 }, commitIntervalMs: 100 },
+        '50',
+        /at least/,
+      ],
+    ])('%s', (key, override, value, reason) => {
+      const err = configError({ ...eos, ...override });
+      expect(err.message).toContain(`conflicts with ${key} = ${value}`);
+      expect(err.message).toMatch(reason);
+      const topology = new Topology().addSource('in', 'input').addSink('out', 'output', undefined, 'in');
+      expect(() => new KafkaStreams(topology, { ...eos, ...override } as StreamsConfig)).toThrow(
+        `conflicts with ${key} = ${value}`,
+      );
+      // The same explicit value is fine under at_least_once: nothing is overridden silently.
+      expect(() => resolveStreamsConfig({ ...base, ...override } as StreamsConfig)).not.toThrow();
+    });
+  });
+});
