@@ -44,7 +44,7 @@ export interface StreamsConfig {
   stateDir?: string;
   defaultKeySerde?: Serde<unknown>;
   defaultValueSerde?: Serde<unknown>;
-  logger?: Logger | pino.Level;
+  logger?: Logger | pino.LevelWithSilent;
   deserializationExceptionHandler?: DeserializationExceptionHandlerConfig;
   /** `host:port` where this instance answers interactive queries. */
   applicationServer?: string;
