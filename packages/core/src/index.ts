@@ -14,6 +14,7 @@ export {
   StreamsError,
   TopologyError,
 } from './errors.ts';
+export * from './kstream/index.ts';
 export type { SubtopologyInfo } from './processor/internals/internal-topology-builder.ts';
 export type {
   DeserializationHandlerResponse,

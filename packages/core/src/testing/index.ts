@@ -1,1 +1,7 @@
-export {};
+export {
+  TestInputTopic,
+  TestOutputTopic,
+  type TestRecord,
+  TopologyTestDriver,
+  type TopologyTestDriverConfig,
+} from './topology-test-driver.ts';

@@ -1,0 +1,9 @@
+export type { Branched } from './branched-kstream.ts';
+export { BranchedKStream } from './branched-kstream.ts';
+export { type KeyValue, keyValue } from './key-value.ts';
+export { KGroupedStream } from './kgrouped-stream.ts';
+export { KGroupedTable } from './kgrouped-table.ts';
+export { KStream } from './kstream.ts';
+export { KTable } from './ktable.ts';
+export type { Consumed, Grouped, Materialized, Named, Produced, Repartitioned } from './options.ts';
+export { StreamsBuilder } from './streams-builder.ts';

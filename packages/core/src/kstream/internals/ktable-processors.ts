@@ -1,0 +1,210 @@
+import type { KeyValueStore } from '@kstreams/state-store';
+import type { Processor, ProcessorContext } from '../../processor/processor.ts';
+import { Record } from '../../processor/record.ts';
+import type { KeyValue } from '../key-value.ts';
+import { Change } from './change.ts';
+
+type Ctx = ProcessorContext<unknown, unknown>;
+type Store = KeyValueStore<unknown, unknown>;
+
+function isAbsent(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
+}
+
+abstract class StoreProcessor implements Processor<unknown, unknown, unknown, unknown> {
+  protected ctx!: Ctx;
+  protected store!: Store;
+  constructor(private readonly storeName: string) {}
+  init(context: Ctx): void {
+    this.ctx = context;
+    this.store = context.getStateStore<Store>(this.storeName);
+  }
+  abstract process(record: Record<unknown, unknown>): void;
+}
+
+/** table() and toStream().toTable(): upsert (null value: delete) into the store, forward the Change. */
+export class TableSourceProcessor extends StoreProcessor {
+  process(record: Record<unknown, unknown>): void {
+    if (isAbsent(record.key)) return;
+    const old = this.store.get(record.key);
+    if (isAbsent(record.value)) {
+      if (old === undefined) return;
+      this.store.delete(record.key);
+      this.ctx.forward(record.withValue(new Change(null, old)));
+      return;
+    }
+    this.store.put(record.key, record.value);
+    this.ctx.forward(record.withValue(new Change(record.value, old ?? null)));
+  }
+}
+
+/** KStream aggregate/count: aggregate each value into the key's row. Null keys and values are skipped. */
+export class StreamAggregateProcessor extends StoreProcessor {
+  constructor(
+    storeName: string,
+    private readonly initializer: () => unknown,
+    private readonly aggregator: (key: unknown, value: unknown, aggregate: unknown) => unknown,
+  ) {
+    super(storeName);
+  }
+  process(record: Record<unknown, unknown>): void {
+    if (isAbsent(record.key) || isAbsent(record.value)) return;
+    const old = this.store.get(record.key);
+    const next = this.aggregator(record.key, record.value, old === undefined ? this.initializer() : old);
+    this.store.put(record.key, next);
+    this.ctx.forward(record.withValue(new Change(next, old ?? null)));
+  }
+}
+
+export class StreamReduceProcessor extends StoreProcessor {
+  constructor(
+    storeName: string,
+    private readonly reducer: (aggregate: unknown, value: unknown) => unknown,
+  ) {
+    super(storeName);
+  }
+  process(record: Record<unknown, unknown>): void {
+    if (isAbsent(record.key) || isAbsent(record.value)) return;
+    const old = this.store.get(record.key);
+    const next = old === undefined ? record.value : this.reducer(old, record.value);
+    this.store.put(record.key, next);
+    this.ctx.forward(record.withValue(new Change(next, old ?? null)));
+  }
+}
+
+abstract class ChangeProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
+  protected ctx!: Ctx;
+  init(context: Ctx): void {
+    this.ctx = context;
+  }
+  abstract process(record: Record<unknown, Change<unknown>>): void;
+}
+
+export class TableFilterProcessor extends ChangeProcessor {
+  constructor(
+    private readonly predicate: (key: unknown, value: unknown) => boolean,
+    private readonly negate: boolean,
+  ) {
+    super();
+  }
+  private keep(key: unknown, value: unknown): unknown {
+    return !isAbsent(value) && Boolean(this.predicate(key, value)) !== this.negate ? value : null;
+  }
+  process(record: Record<unknown, Change<unknown>>): void {
+    const newValue = this.keep(record.key, record.value.newValue);
+    const oldValue = this.keep(record.key, record.value.oldValue);
+    // Neither side passes: downstream never saw this key, so there is nothing to tell it.
+    if (newValue === null && oldValue === null) return;
+    this.ctx.forward(record.withValue(new Change(newValue, oldValue)));
+  }
+}
+
+export class TableMapValuesProcessor extends ChangeProcessor {
+  constructor(private readonly mapper: (value: unknown, key: unknown) => unknown) {
+    super();
+  }
+  process(record: Record<unknown, Change<unknown>>): void {
+    const { newValue, oldValue } = record.value;
+    this.ctx.forward(
+      record.withValue(
+        new Change(
+          isAbsent(newValue) ? null : this.mapper(newValue, record.key),
+          isAbsent(oldValue) ? null : this.mapper(oldValue, record.key),
+        ),
+      ),
+    );
+  }
+}
+
+/** toStream(): the new value; a deletion becomes a tombstone (null value). */
+export class TableToStreamProcessor extends ChangeProcessor {
+  process(record: Record<unknown, Change<unknown>>): void {
+    this.ctx.forward(record.withValue(record.value.newValue));
+  }
+}
+
+function sameKey(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return Buffer.isBuffer(a) && Buffer.isBuffer(b) && a.equals(b);
+}
+
+/**
+ * KTable.groupBy: maps the old and the new value to their group. When the group stays the same,
+ * one record carries both (so the aggregate updates once); when it moves, the subtraction goes to
+ * the old group first, then the addition to the new one.
+ */
+export class TableRepartitionMapProcessor extends ChangeProcessor {
+  constructor(private readonly selector: (key: unknown, value: unknown) => KeyValue<unknown, unknown>) {
+    super();
+  }
+  process(record: Record<unknown, Change<unknown>>): void {
+    const { newValue, oldValue } = record.value;
+    const next = isAbsent(newValue) ? undefined : this.selector(record.key, newValue);
+    const prev = isAbsent(oldValue) ? undefined : this.selector(record.key, oldValue);
+    const base = { timestamp: record.timestamp, headers: record.headers };
+    if (next !== undefined && prev !== undefined && sameKey(next.key, prev.key)) {
+      if (isAbsent(next.key)) return;
+      this.ctx.forward(
+        new Record(next.key, new Change(next.value, prev.value), base.timestamp, base.headers),
+      );
+      return;
+    }
+    if (prev !== undefined && !isAbsent(prev.key)) {
+      this.ctx.forward(new Record(prev.key, new Change(null, prev.value), base.timestamp, base.headers));
+    }
+    if (next !== undefined && !isAbsent(next.key)) {
+      this.ctx.forward(new Record(next.key, new Change(next.value, null), base.timestamp, base.headers));
+    }
+  }
+}
+
+/** KGroupedTable aggregate/count: subtract the old value's contribution, add the new one's. */
+export class TableAggregateProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
+  private ctx!: Ctx;
+  private store!: Store;
+  constructor(
+    private readonly storeName: string,
+    private readonly initializer: () => unknown,
+    private readonly adder: (key: unknown, value: unknown, aggregate: unknown) => unknown,
+    private readonly subtractor: (key: unknown, value: unknown, aggregate: unknown) => unknown,
+  ) {}
+  init(context: Ctx): void {
+    this.ctx = context;
+    this.store = context.getStateStore<Store>(this.storeName);
+  }
+  process(record: Record<unknown, Change<unknown>>): void {
+    if (isAbsent(record.key)) return;
+    const old = this.store.get(record.key);
+    let aggregate = old === undefined ? this.initializer() : old;
+    const { newValue, oldValue } = record.value;
+    if (!isAbsent(oldValue)) aggregate = this.subtractor(record.key, oldValue, aggregate);
+    if (!isAbsent(newValue)) aggregate = this.adder(record.key, newValue, aggregate);
+    this.store.put(record.key, aggregate);
+    this.ctx.forward(record.withValue(new Change(aggregate, old ?? null)));
+  }
+}
+
+export class TableReduceProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
+  private ctx!: Ctx;
+  private store!: Store;
+  constructor(
+    private readonly storeName: string,
+    private readonly adder: (aggregate: unknown, value: unknown) => unknown,
+    private readonly subtractor: (aggregate: unknown, value: unknown) => unknown,
+  ) {}
+  init(context: Ctx): void {
+    this.ctx = context;
+    this.store = context.getStateStore<Store>(this.storeName);
+  }
+  process(record: Record<unknown, Change<unknown>>): void {
+    if (isAbsent(record.key)) return;
+    const old = this.store.get(record.key);
+    let aggregate: unknown = old;
+    const { newValue, oldValue } = record.value;
+    if (!isAbsent(oldValue) && aggregate !== undefined) aggregate = this.subtractor(aggregate, oldValue);
+    if (!isAbsent(newValue)) aggregate = aggregate === undefined ? newValue : this.adder(aggregate, newValue);
+    if (aggregate === undefined) return;
+    this.store.put(record.key, aggregate);
+    this.ctx.forward(record.withValue(new Change(aggregate, old ?? null)));
+  }
+}

@@ -1,0 +1,100 @@
+import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
+import type { Serde } from '../serdes/serde.ts';
+import { Serdes } from '../serdes/serdes.ts';
+import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
+import { StreamAggregateProcessor, StreamReduceProcessor } from './internals/ktable-processors.ts';
+import { KTable } from './ktable.ts';
+import type { Materialized } from './options.ts';
+
+/**
+ * A grouped stream, ready to aggregate per key. If the key changed upstream, the aggregation
+ * reads from a repartition topic `<applicationId>-<grouped name or store name>-repartition`.
+ * Records with a null key or value are skipped.
+ */
+export class KGroupedStream<K, V> {
+  /** @internal */
+  constructor(
+    private readonly builder: InternalStreamsBuilder,
+    private readonly nodeName: string,
+    private readonly keySerde: Serde<K> | undefined,
+    private readonly valueSerde: Serde<V> | undefined,
+    private readonly repartitionRequired: boolean,
+    private readonly groupedName: string | undefined,
+  ) {}
+
+  /** The number of records per key, as `number` (stored and sent as 8-byte big-endian int64). */
+  count(materialized: Materialized<K, number> = {}): KTable<K, number> {
+    return this.build(
+      'KSTREAM-AGGREGATE-',
+      materialized,
+      Serdes.Long(),
+      (store) => () =>
+        new StreamAggregateProcessor(
+          store,
+          () => 0,
+          (_k, _v, count) => (count as number) + 1,
+        ),
+    );
+  }
+
+  /** Combines values of a key; the first value is the initial aggregate. */
+  reduce(reducer: (aggregate: V, value: V) => V, materialized: Materialized<K, V> = {}): KTable<K, V> {
+    return this.build(
+      'KSTREAM-REDUCE-',
+      materialized,
+      this.valueSerde,
+      (store) => () => new StreamReduceProcessor(store, reducer as (a: unknown, v: unknown) => unknown),
+    );
+  }
+
+  aggregate<VA>(
+    initializer: () => VA,
+    aggregator: (key: K, value: V, aggregate: VA) => VA,
+    materialized: Materialized<K, VA> = {},
+  ): KTable<K, VA> {
+    return this.build(
+      'KSTREAM-AGGREGATE-',
+      materialized,
+      undefined,
+      (store) => () =>
+        new StreamAggregateProcessor(
+          store,
+          initializer,
+          aggregator as (k: unknown, v: unknown, a: unknown) => unknown,
+        ),
+    );
+  }
+
+  private build<VA>(
+    prefix: string,
+    materialized: Materialized<K, VA>,
+    defaultValueSerde: Serde<VA> | undefined,
+    supplier: (storeName: string) => () => StreamAggregateProcessor | StreamReduceProcessor,
+  ): KTable<K, VA> {
+    const storeName = materialized.storeName ?? this.builder.newStoreName(prefix);
+    const name = this.builder.nameOr(materialized.name, prefix);
+    const keySerde = materialized.keySerde ?? this.keySerde;
+    const valueSerde = materialized.valueSerde ?? defaultValueSerde;
+    let parent = this.nodeName;
+    if (this.repartitionRequired) {
+      parent = this.builder.addRepartition(
+        parent,
+        this.groupedName ?? storeName,
+        {
+          keySerde: this.keySerde as AnySerde | undefined,
+          valueSerde: this.valueSerde as AnySerde | undefined,
+        },
+        true,
+      );
+    }
+    this.builder.addProcessor(name, supplier(storeName), [parent]);
+    this.builder.addKeyValueStore(
+      storeName,
+      keySerde as AnySerde | undefined,
+      valueSerde as AnySerde | undefined,
+      materialized.loggingEnabled,
+      name,
+    );
+    return new KTable<K, VA>(this.builder, name, keySerde, valueSerde, storeName);
+  }
+}

@@ -1,0 +1,101 @@
+import type { Serde } from '../serdes/serde.ts';
+import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
+import {
+  TableFilterProcessor,
+  TableMapValuesProcessor,
+  TableRepartitionMapProcessor,
+  TableToStreamProcessor,
+} from './internals/ktable-processors.ts';
+import type { KeyValue } from './key-value.ts';
+import { KGroupedTable } from './kgrouped-table.ts';
+import { KStream } from './kstream.ts';
+import type { Grouped, Named } from './options.ts';
+
+/**
+ * A changelog stream: the latest value per key. Every update is forwarded downstream (no
+ * caching), carrying the value it replaced so that a re-grouping can subtract it.
+ */
+export class KTable<K, V> {
+  /** @internal */
+  constructor(
+    /** @internal */ readonly builder: InternalStreamsBuilder,
+    /** @internal */ readonly nodeName: string,
+    /** @internal */ readonly keySerde: Serde<K> | undefined,
+    /** @internal */ readonly valueSerde: Serde<V> | undefined,
+    /** The store holding this table, if it is materialized (source tables and aggregations). */
+    readonly queryableStoreName: string | undefined,
+  ) {}
+
+  private next<VR>(
+    prefix: string,
+    named: Named | undefined,
+    processor: () => unknown,
+    valueSerde: Serde<VR> | undefined,
+  ) {
+    const name = this.builder.nameOr(named?.name, prefix);
+    this.builder.addProcessor(name, processor as () => TableFilterProcessor, [this.nodeName]);
+    return new KTable<K, VR>(this.builder, name, this.keySerde, valueSerde, undefined);
+  }
+
+  /** Keeps rows matching the predicate; a row that stops matching is deleted downstream. */
+  filter(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
+    return this.next(
+      'KTABLE-FILTER-',
+      named,
+      () => new TableFilterProcessor(predicate as (k: unknown, v: unknown) => boolean, false),
+      this.valueSerde,
+    );
+  }
+
+  filterNot(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
+    return this.next(
+      'KTABLE-FILTER-',
+      named,
+      () => new TableFilterProcessor(predicate as (k: unknown, v: unknown) => boolean, true),
+      this.valueSerde,
+    );
+  }
+
+  mapValues<VR>(mapper: (value: V, key: K) => VR, named?: Named): KTable<K, VR> {
+    return this.next<VR>(
+      'KTABLE-MAPVALUES-',
+      named,
+      () => new TableMapValuesProcessor(mapper as (v: unknown, k: unknown) => unknown),
+      undefined,
+    );
+  }
+
+  /** The stream of updates; deletions become records with a null value (tombstones). */
+  toStream(named?: Named): KStream<K, V> {
+    const name = this.builder.nameOr(named?.name, 'KTABLE-TOSTREAM-');
+    this.builder.addProcessor(name, () => new TableToStreamProcessor(), [this.nodeName]);
+    return new KStream<K, V>(this.builder, name, this.keySerde, this.valueSerde, false);
+  }
+
+  /**
+   * Re-groups rows by a new key and value, for aggregations with an adder and a subtractor. The
+   * groups are formed through a repartition topic that carries both the old and the new value.
+   */
+  groupBy<KR, VR>(
+    selector: (key: K, value: V) => KeyValue<KR, VR>,
+    grouped: Grouped<KR, VR> = {},
+  ): KGroupedTable<KR, VR> {
+    const name = this.builder.nameOr(
+      grouped.name === undefined ? undefined : `${grouped.name}-select`,
+      'KTABLE-SELECT-',
+    );
+    this.builder.addProcessor(
+      name,
+      () =>
+        new TableRepartitionMapProcessor(selector as (k: unknown, v: unknown) => KeyValue<unknown, unknown>),
+      [this.nodeName],
+    );
+    return new KGroupedTable<KR, VR>(
+      this.builder,
+      name,
+      grouped.keySerde as Serde<KR> | undefined,
+      grouped.valueSerde as Serde<VR> | undefined,
+      grouped.name,
+    );
+  }
+}

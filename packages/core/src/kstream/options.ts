@@ -1,0 +1,45 @@
+import type { Serde } from '../serdes/serde.ts';
+
+/** A user-given name for the processor an operation adds (else KSTREAM-FILTER-0000000003 style). */
+export interface Named {
+  name?: string;
+}
+
+/** Serdes a source reads with (Kafka's Consumed). Missing serdes: the config defaults. */
+export interface Consumed<K, V> extends Named {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+}
+
+/** Serdes a sink writes with (Kafka's Produced). Missing: the stream's known serdes, then the defaults. */
+export interface Produced<K, V> extends Named {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+}
+
+/**
+ * Serdes for the repartition topic a grouping may need; `name` names that topic
+ * (`<applicationId>-<name>-repartition`).
+ */
+export interface Grouped<K, V> extends Named {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+}
+
+/** An explicit repartition topic `<applicationId>-<name>-repartition`. */
+export interface Repartitioned<K, V> extends Named {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+}
+
+/**
+ * The state store behind a KTable or an aggregation: its name (queryable through
+ * `TopologyTestDriver.getKeyValueStore`), serdes, and whether it has a changelog topic
+ * `<applicationId>-<storeName>-changelog` (default: yes).
+ */
+export interface Materialized<K, V> extends Named {
+  storeName?: string;
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  loggingEnabled?: boolean;
+}

@@ -1,0 +1,62 @@
+import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
+import { Topology } from '../processor/topology.ts';
+import type { StoreBuilder } from '../state/store-builder.ts';
+import { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
+import { TableSourceProcessor } from './internals/ktable-processors.ts';
+import { KStream } from './kstream.ts';
+import { KTable } from './ktable.ts';
+import type { Consumed, Materialized } from './options.ts';
+
+/** Entry point of the DSL: streams and tables from topics; `build()` gives the Topology. */
+export class StreamsBuilder {
+  private readonly internal = new InternalStreamsBuilder();
+
+  /** A record stream from one or more topics. */
+  stream<K, V>(topics: string | readonly string[], consumed: Consumed<K, V> = {}): KStream<K, V> {
+    const name = this.internal.nameOr(consumed.name, 'KSTREAM-SOURCE-');
+    this.internal.topology.addSource(name, typeof topics === 'string' ? [topics] : topics, {
+      keySerde: consumed.keySerde as AnySerde | undefined,
+      valueSerde: consumed.valueSerde as AnySerde | undefined,
+    });
+    return new KStream<K, V>(this.internal, name, consumed.keySerde, consumed.valueSerde, false);
+  }
+
+  /** A changelog view of a topic: the latest value per key, materialized in a store; null deletes. */
+  table<K, V>(
+    topic: string,
+    consumed: Consumed<K, V> = {},
+    materialized: Materialized<K, V> = {},
+  ): KTable<K, V> {
+    const sourceName = this.internal.nameOr(consumed.name, 'KSTREAM-SOURCE-');
+    const keySerde = materialized.keySerde ?? consumed.keySerde;
+    const valueSerde = materialized.valueSerde ?? consumed.valueSerde;
+    this.internal.topology.addSource(sourceName, [topic], {
+      keySerde: consumed.keySerde as AnySerde | undefined,
+      valueSerde: consumed.valueSerde as AnySerde | undefined,
+    });
+    const storeName = materialized.storeName ?? this.internal.newStoreName(`${topic}-`);
+    const name = this.internal.nameOr(materialized.name, 'KTABLE-SOURCE-');
+    this.internal.addProcessor(name, () => new TableSourceProcessor(storeName), [sourceName]);
+    this.internal.addKeyValueStore(
+      storeName,
+      keySerde as AnySerde | undefined,
+      valueSerde as AnySerde | undefined,
+      materialized.loggingEnabled,
+      name,
+    );
+    return new KTable<K, V>(this.internal, name, keySerde, valueSerde, storeName);
+  }
+
+  /** A store for Processor API processors added with `KStream.process(supplier, storeName)`. */
+  addStateStore<K, V>(builder: StoreBuilder<K, V>): this {
+    this.internal.topology.addStateStore(builder as StoreBuilder, []);
+    return this;
+  }
+
+  /** The topology, validated: throws TopologyError if it cannot run. */
+  build(): Topology {
+    const topology = new Topology(this.internal.topology);
+    topology.validate();
+    return topology;
+  }
+}

@@ -1,0 +1,378 @@
+import {
+  type CheckpointEntry,
+  InMemoryKeyValueStore,
+  type KeyValueBytesStore,
+  type KeyValueStore,
+} from '@kstreams/state-store';
+import type { Logger } from 'pino';
+import type { DeserializationError } from '../errors.ts';
+import { StreamsError } from '../errors.ts';
+import type { KeyValue } from '../kstream/key-value.ts';
+import {
+  type DeserializationHandlerResponse,
+  type InputRecord,
+  type OutputRecord,
+  StreamTask,
+} from '../processor/internals/stream-task.ts';
+import type { Headers } from '../processor/record.ts';
+import type { Topology } from '../processor/topology.ts';
+import type { Serde } from '../serdes/serde.ts';
+
+export interface TopologyTestDriverConfig {
+  /** Prefix of internal topics (`<applicationId>-<name>-repartition`). Default: 'test-app'. */
+  applicationId?: string;
+  defaultKeySerde?: Serde<unknown>;
+  defaultValueSerde?: Serde<unknown>;
+  /** Start of the driver's wall clock (and default record timestamps). Default: Date.now(). */
+  initialWallClockTimeMs?: number;
+  /** Default: in-memory stores. */
+  storeFactory?: (storeName: string, taskId: string) => KeyValueBytesStore;
+  deserializationExceptionHandler?: (
+    error: DeserializationError,
+    record: InputRecord,
+  ) => DeserializationHandlerResponse;
+  logger?: Logger;
+}
+
+/** A record as an output topic holds it. */
+export interface TestRecord<K, V> {
+  readonly topic: string;
+  readonly key: K | null;
+  readonly value: V | null;
+  readonly timestamp: number;
+  readonly headers: Headers;
+}
+
+/**
+ * Runs a topology in-process, one record at a time, with the same StreamTask and processors as
+ * the runtime: one task per sub-topology (partition 0); records sent to a topic the topology
+ * reads (repartition topics) are processed right away; every task commits after each input.
+ */
+export class TopologyTestDriver {
+  readonly applicationId: string;
+  private readonly tasks: StreamTask[] = [];
+  private readonly taskByTopic = new Map<string, StreamTask>();
+  private readonly outputs = new Map<string, OutputRecord[]>();
+  private readonly offsets = new Map<string, number>();
+  private readonly routed: OutputRecord[] = [];
+  private readonly ready: Promise<void>;
+  /** Serializes calls so that un-awaited pipes still run in order. */
+  private queue: Promise<void> = Promise.resolve();
+  private wallClockMs: number;
+  private closed = false;
+
+  constructor(topology: Topology, config: TopologyTestDriverConfig = {}) {
+    this.applicationId = config.applicationId ?? 'test-app';
+    this.wallClockMs = config.initialWallClockTimeMs ?? Date.now();
+    const storeFactory = config.storeFactory ?? ((name: string) => new InMemoryKeyValueStore(name));
+    for (const sub of topology.subtopologies(this.applicationId)) {
+      const task = new StreamTask({
+        id: { subtopology: sub.id, partition: 0 },
+        applicationId: this.applicationId,
+        topology,
+        collector: { send: (record) => this.capture(record) },
+        storeFactory,
+        now: () => this.wallClockMs,
+        ...(config.defaultKeySerde === undefined ? {} : { defaultKeySerde: config.defaultKeySerde }),
+        ...(config.defaultValueSerde === undefined ? {} : { defaultValueSerde: config.defaultValueSerde }),
+        ...(config.deserializationExceptionHandler === undefined
+          ? {}
+          : { deserializationExceptionHandler: config.deserializationExceptionHandler }),
+        ...(config.logger === undefined ? {} : { logger: config.logger }),
+      });
+      this.tasks.push(task);
+      for (const { topic } of task.inputPartitions) this.taskByTopic.set(topic, task);
+    }
+    this.ready = this.initialize();
+    // Reported by the first call that awaits `ready`; this keeps Node from calling it unhandled.
+    this.ready.catch(() => undefined);
+  }
+
+  private async initialize(): Promise<void> {
+    for (const task of this.tasks) await task.initializeStores();
+    for (const task of this.tasks) await task.initializeTopology();
+  }
+
+  createInputTopic<K, V>(
+    topic: string,
+    keySerde: Serde<K>,
+    valueSerde: Serde<V>,
+    options: { startTimestampMs?: number; autoAdvanceMs?: number } = {},
+  ): TestInputTopic<K, V> {
+    if (!this.taskByTopic.has(topic)) {
+      throw new StreamsError(
+        `The topology does not read topic '${topic}'; it reads ${[...this.taskByTopic.keys()].join(', ')}`,
+      );
+    }
+    return new TestInputTopic(
+      this,
+      topic,
+      keySerde,
+      valueSerde,
+      options.startTimestampMs ?? this.wallClockMs,
+      options.autoAdvanceMs ?? 0,
+    );
+  }
+
+  /** Reads what the topology wrote to `topic` (including `<app>-<name>-repartition` and changelogs). */
+  createOutputTopic<K, V>(topic: string, keySerde: Serde<K>, valueSerde: Serde<V>): TestOutputTopic<K, V> {
+    return new TestOutputTopic(this, topic, keySerde, valueSerde);
+  }
+
+  /** Topics the topology has written to so far. */
+  producedTopicNames(): string[] {
+    return [...this.outputs.keys()];
+  }
+
+  /** Advances the wall clock and fires due wall-clock punctuators. */
+  advanceWallClockTime(ms: number): Promise<void> {
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new StreamsError(`advanceWallClockTime needs ms >= 0, got ${ms}`);
+    return this.enqueue(async () => {
+      this.wallClockMs += ms;
+      for (const task of this.tasks) await task.punctuateWallClock(this.wallClockMs);
+      await this.processRouted();
+      await this.commit();
+    });
+  }
+
+  get wallClockTimeMs(): number {
+    return this.wallClockMs;
+  }
+
+  /**
+   * The typed store (reads see uncommitted writes first, as processors do). Usable right away;
+   * reads before the first awaited call of the driver throw, as stores open asynchronously.
+   */
+  getKeyValueStore<K, V>(name: string): KeyValueStore<K, V> {
+    const task = this.tasks.find((t) => t.storeNames.includes(name));
+    if (task === undefined) {
+      const all = this.tasks.flatMap((t) => t.storeNames);
+      throw new StreamsError(
+        `No state store '${name}' in the topology (stores: ${all.join(', ') || 'none'})`,
+      );
+    }
+    const store = () => task.typedStore(name) as unknown as KeyValueStore<K, V>;
+    return {
+      name,
+      get: (key) => store().get(key),
+      put: (key, value) => store().put(key, value),
+      putIfAbsent: (key, value) => store().putIfAbsent(key, value),
+      delete: (key) => store().delete(key),
+      range: (from, to) => store().range(from, to),
+      all: () => store().all(),
+      approximateNumEntries: () => store().approximateNumEntries(),
+    };
+  }
+
+  /** Closes processors and stores. */
+  close(): Promise<void> {
+    return this.enqueue(async () => {
+      this.closed = true;
+      for (const task of this.tasks) await task.close();
+    }, true);
+  }
+
+  /** @internal Used by TestInputTopic. */
+  pipe(
+    topic: string,
+    key: Buffer | null,
+    value: Buffer | null,
+    timestamp: number,
+    headers: Headers,
+  ): Promise<void> {
+    return this.enqueue(async () => {
+      await this.processOne(this.nextInput(topic, key, value, timestamp, headers));
+      await this.processRouted();
+      await this.commit();
+    });
+  }
+
+  /** @internal Used by TestOutputTopic: takes the queued records of a topic. */
+  take(topic: string, max: number): OutputRecord[] {
+    const queue = this.outputs.get(topic);
+    if (queue === undefined) return [];
+    return queue.splice(0, max);
+  }
+
+  /** @internal */
+  queueSize(topic: string): number {
+    return this.outputs.get(topic)?.length ?? 0;
+  }
+
+  private enqueue(work: () => Promise<void>, allowClosed = false): Promise<void> {
+    if (this.closed && !allowClosed)
+      return Promise.reject(new StreamsError('The TopologyTestDriver is closed'));
+    const run = this.queue.then(async () => {
+      await this.ready;
+      await work();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private nextInput(
+    topic: string,
+    key: Buffer | null,
+    value: Buffer | null,
+    timestamp: number,
+    headers: Headers,
+  ): InputRecord {
+    const offset = this.offsets.get(topic) ?? 0;
+    this.offsets.set(topic, offset + 1);
+    return { topic, partition: 0, offset, key, value, timestamp, headers };
+  }
+
+  private async processOne(record: InputRecord): Promise<void> {
+    const task = this.taskByTopic.get(record.topic);
+    if (task === undefined) throw new StreamsError(`The topology does not read topic '${record.topic}'`);
+    await task.process(record);
+  }
+
+  private capture(record: OutputRecord): void {
+    let queue = this.outputs.get(record.topic);
+    if (queue === undefined) {
+      queue = [];
+      this.outputs.set(record.topic, queue);
+    }
+    queue.push(record);
+    if (this.taskByTopic.has(record.topic)) this.routed.push(record);
+  }
+
+  /** Records written to topics the topology reads, processed in the order they were sent. */
+  private async processRouted(): Promise<void> {
+    while (this.routed.length > 0) {
+      const out = this.routed.shift()!;
+      await this.processOne(this.nextInput(out.topic, out.key, out.value, out.timestamp, out.headers ?? {}));
+    }
+  }
+
+  private async commit(): Promise<void> {
+    for (const task of this.tasks) {
+      if (!task.commitNeeded && !task.commitRequested) continue;
+      const endOffsets = new Map<string, CheckpointEntry>();
+      for (const change of task.changelogRecords()) {
+        this.capture({
+          topic: change.topic,
+          key: change.key,
+          value: change.value,
+          timestamp: this.wallClockMs,
+        });
+        const offset = (this.offsets.get(change.topic) ?? 0) + 1;
+        this.offsets.set(change.topic, offset);
+        endOffsets.set(change.topic, { topic: change.topic, partition: change.partition, offset });
+      }
+      await task.postCommit([...endOffsets.values()]);
+    }
+  }
+}
+
+/** Pipes typed records into one input topic of a TopologyTestDriver. */
+export class TestInputTopic<K, V> {
+  /** @internal */
+  constructor(
+    private readonly driver: TopologyTestDriver,
+    readonly name: string,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+    private currentTimeMs: number,
+    private readonly autoAdvanceMs: number,
+  ) {}
+
+  /**
+   * Processes one record and everything it causes (repartitions, commits). Without a timestamp,
+   * the topic's clock is used and then advanced by `autoAdvanceMs`.
+   */
+  pipeInput(key: K | null, value: V | null, timestamp?: number, headers: Headers = {}): Promise<void> {
+    let ts = timestamp;
+    if (ts === undefined) {
+      ts = this.currentTimeMs;
+      this.currentTimeMs += this.autoAdvanceMs;
+    }
+    const keyBytes = key === null ? null : this.keySerde.serialize(key, this.name);
+    const valueBytes = value === null ? null : this.valueSerde.serialize(value, this.name);
+    return this.driver.pipe(this.name, keyBytes, valueBytes, ts, headers);
+  }
+
+  async pipeValueList(values: Iterable<V | null>): Promise<void> {
+    for (const value of values) await this.pipeInput(null, value);
+  }
+
+  async pipeKeyValueList(records: Iterable<KeyValue<K | null, V | null>>): Promise<void> {
+    for (const { key, value } of records) await this.pipeInput(key, value);
+  }
+
+  advanceTime(ms: number): void {
+    this.currentTimeMs += ms;
+  }
+}
+
+/** Reads typed records from one output topic; reading consumes them. */
+export class TestOutputTopic<K, V> {
+  /** @internal */
+  constructor(
+    private readonly driver: TopologyTestDriver,
+    readonly name: string,
+    private readonly keySerde: Serde<K>,
+    private readonly valueSerde: Serde<V>,
+  ) {}
+
+  private decode(record: OutputRecord): TestRecord<K, V> {
+    return {
+      topic: record.topic,
+      key: record.key === null ? null : this.keySerde.deserialize(record.key, record.topic),
+      value: record.value === null ? null : this.valueSerde.deserialize(record.value, record.topic),
+      timestamp: record.timestamp,
+      headers: record.headers ?? {},
+    };
+  }
+
+  readRecord(): TestRecord<K, V> {
+    const [record] = this.driver.take(this.name, 1);
+    if (record === undefined) throw new StreamsError(`No record left in output topic '${this.name}'`);
+    return this.decode(record);
+  }
+
+  readKeyValue(): KeyValue<K | null, V | null> {
+    const { key, value } = this.readRecord();
+    return { key, value };
+  }
+
+  readValue(): V | null {
+    return this.readRecord().value;
+  }
+
+  readRecordsToList(): TestRecord<K, V>[] {
+    return this.driver.take(this.name, Number.POSITIVE_INFINITY).map((r) => this.decode(r));
+  }
+
+  readValuesToList(): Array<V | null> {
+    return this.readRecordsToList().map((r) => r.value);
+  }
+
+  readKeyValuesToList(): Array<KeyValue<K | null, V | null>> {
+    return this.readRecordsToList().map(({ key, value }) => ({ key, value }));
+  }
+
+  /** Last value per key (null for a tombstone). Records with a null key are an error. */
+  readKeyValuesToMap(): Map<K, V | null> {
+    const map = new Map<K, V | null>();
+    for (const record of this.readRecordsToList()) {
+      if (record.key === null) {
+        throw new StreamsError(
+          `readKeyValuesToMap: a record of '${this.name}' has a null key; use readKeyValuesToList`,
+        );
+      }
+      map.set(record.key, record.value);
+    }
+    return map;
+  }
+
+  isEmpty(): boolean {
+    return this.driver.queueSize(this.name) === 0;
+  }
+
+  getQueueSize(): number {
+    return this.driver.queueSize(this.name);
+  }
+}
