@@ -12,6 +12,7 @@ import {
   ConfigError,
   DeserializationError,
   ProcessingError,
+  SerdeError,
   SerializationError,
   StreamsError,
 } from '../../errors.ts';
@@ -439,7 +440,8 @@ export class StreamTask implements TaskServices {
   }
 
   private wrapError(node: RuntimeNodeRef, error: unknown, detail: string): StreamsError {
-    if (error instanceof StreamsError) return error;
+    // Errors that already say where they happened pass unchanged; a bare serde error gets the node.
+    if (error instanceof StreamsError && !(error instanceof SerdeError)) return error;
     return new ProcessingError(this.idString, node.name, detail, { cause: error });
   }
 
