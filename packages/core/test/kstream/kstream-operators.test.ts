@@ -216,7 +216,7 @@ describe('KStream stateless operators', () => {
     const builder = new StreamsBuilder();
     builder
       .stream('in', { keySerde: S, valueSerde: I })
-      .selectKey((_k, v) => (v % 2 === 0 ? 'even' : 'odd'))
+      .selectKey((_k, v): string => (v % 2 === 0 ? 'even' : 'odd'))
       .repartition({ name: 'parity', keySerde: S, valueSerde: I })
       .to('out');
     const topology = builder.build();
