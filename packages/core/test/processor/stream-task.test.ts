@@ -213,4 +213,86 @@ describe('StreamTask', () => {
       ProcessingError,
     );
   });
+
+  it('commitRequested: from ctx.commit() and from a buffer past maxUncommittedBytes', async () => {
+    const metadata: unknown[] = [];
+    const topology = new Topology()
+      .addSource('src', 'words', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+      .addProcessor(
+        'p',
+        () => {
+          let ctx: ProcessorContext<never, never>;
+          return {
+            init(c: ProcessorContext<never, never>) {
+              ctx = c;
+            },
+            process(record: Record<string, string>) {
+              metadata.push(ctx.recordMetadata());
+              if (record.value === 'commit') ctx.commit();
+            },
+          };
+        },
+        'src',
+      );
+    const task = new StreamTask({ ...options, topology });
+    await task.initializeStores();
+    await task.initializeTopology();
+    task.process(input(4, 'k', 'v'));
+    expect(task.commitRequested).toBe(false);
+    task.process(input(5, 'k', 'commit'));
+    expect(task.commitRequested).toBe(true);
+    expect(metadata).toEqual([
+      { topic: 'words', partition: 3, offset: 4 },
+      { topic: 'words', partition: 3, offset: 5 },
+    ]);
+    await task.postCommit([]);
+    expect([task.commitRequested, task.commitNeeded]).toEqual([false, false]);
+
+    const small = new StreamTask({ ...options, maxUncommittedBytes: 20 });
+    await small.initializeStores();
+    await small.initializeTopology();
+    small.process(input(0, 'short', 'x'));
+    expect(small.commitRequested).toBe(false);
+    small.process(input(1, 'a-rather-long-key-past-the-limit', 'x'));
+    expect(small.commitRequested).toBe(true);
+  });
+
+  it('gives each task its own processor instances', async () => {
+    let created = 0;
+    const topology = countingTopology().addProcessor(
+      'extra',
+      () => {
+        created += 1;
+        return { process() {} };
+      },
+      'src',
+    );
+    const a = new StreamTask({ ...options, topology, id: { subtopology: 0, partition: 0 } });
+    const b = new StreamTask({ ...options, topology, id: { subtopology: 0, partition: 1 } });
+    expect(created).toBe(2);
+    expect(b.inputPartitions).toEqual([{ topic: 'words', partition: 1 }]);
+    await a.close();
+    await b.close();
+  });
+
+  it('returns the checkpoint it finds and merges new changelog offsets into it', async () => {
+    const first = new StreamTask(options);
+    await first.initializeStores();
+    await first.postCommit([
+      { topic: 'app-counts-changelog', partition: 3, offset: 10 },
+      { topic: 'other-changelog', partition: 3, offset: 4 },
+    ]);
+    await first.close();
+    const second = new StreamTask(options);
+    expect(await second.initializeStores()).toEqual([
+      { topic: 'app-counts-changelog', partition: 3, offset: 10 },
+      { topic: 'other-changelog', partition: 3, offset: 4 },
+    ]);
+    await second.postCommit([{ topic: 'app-counts-changelog', partition: 3, offset: 12 }]);
+    expect(await readCheckpoint(options.checkpointFile!)).toEqual([
+      { topic: 'app-counts-changelog', partition: 3, offset: 12 },
+      { topic: 'other-changelog', partition: 3, offset: 4 },
+    ]);
+    await second.close();
+  });
 });
