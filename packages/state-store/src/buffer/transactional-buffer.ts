@@ -35,6 +35,8 @@ export class TransactionalBuffer {
   private bytes = 0;
   private commitRequested = false;
   private commitInFlight: Promise<void> | undefined;
+  /** Bumped by every write and rollback, so commit() can tell whether the buffer moved under it. */
+  private generation = 0;
 
   constructor(store: KeyValueBytesStore, options: TransactionalBufferOptions = {}) {
     const max = options.maxUncommittedBytes ?? DEFAULT_MAX_UNCOMMITTED_BYTES;
@@ -128,32 +130,41 @@ export class TransactionalBuffer {
   async commit(): Promise<void> {
     while (this.commitInFlight !== undefined) await this.commitInFlight.catch(() => {});
     if (this.pending.size === 0) return;
-    const committing = [...this.pending];
-    const done = this.store.writeBatch(
-      committing.map(([, write]) => ({ key: write.key, value: write.value })),
-    );
+    // PendingWrite objects already have the ChangelogRecord shape and are never mutated.
+    const committing: ChangelogRecord[] = [...this.pending.values()];
+    const generation = this.generation;
+    const done = this.store.writeBatch(committing);
     this.commitInFlight = done;
     try {
       await done;
     } finally {
       this.commitInFlight = undefined;
     }
-    for (const [sortKey, write] of committing) {
-      if (this.pending.get(sortKey) === write) {
-        this.pending.delete(sortKey);
-        this.bytes -= sizeOf(write);
+    if (this.generation === generation) {
+      this.pending = new Map();
+      this.bytes = 0;
+    } else {
+      // Writes arrived during the batch: keep the ones that replaced what was committed.
+      for (const write of committing) {
+        const sortKey = byteOrderKey(write.key);
+        if (this.pending.get(sortKey) === write) {
+          this.pending.delete(sortKey);
+          this.bytes -= sizeOf(write);
+        }
       }
     }
     this.rearmCommitRequest();
   }
 
   rollback(): void {
+    this.generation++;
     this.pending = new Map();
     this.bytes = 0;
     this.rearmCommitRequest();
   }
 
   private record(key: Buffer, value: Buffer | null): void {
+    this.generation++;
     const sortKey = byteOrderKey(key);
     const write: PendingWrite = { key, value };
     const previous = this.pending.get(sortKey);
