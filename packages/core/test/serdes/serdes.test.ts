@@ -30,6 +30,23 @@ describe('Serdes', () => {
     expect(Serdes.Long().deserialize(Buffer.from('0000000000000003', 'hex'))).toBe(3);
     expect(() => Serdes.Long().serialize(2 ** 53)).toThrow(/safe integer/);
     expect(() => Serdes.Long().deserialize(Buffer.from('0020000000000000', 'hex'))).toThrow(/Serdes.Int64/);
+    expect(() => Serdes.Long().deserialize(Buffer.from('ffe0000000000000', 'hex'))).toThrow(/Serdes.Int64/);
+    // Agrees with the bigint serde over the whole safe range.
+    for (const n of [
+      0,
+      1,
+      -1,
+      2 ** 32,
+      -(2 ** 32),
+      2 ** 32 - 1,
+      -(2 ** 32) + 1,
+      Number.MAX_SAFE_INTEGER,
+      Number.MIN_SAFE_INTEGER,
+    ]) {
+      const bytes = Serdes.Long().serialize(n);
+      expect(bytes).toEqual(Serdes.Int64().serialize(BigInt(n)));
+      expect(Serdes.Long().deserialize(bytes)).toBe(n);
+    }
   });
 
   it('Float64 is an 8-byte IEEE 754 double', () => {
