@@ -1,0 +1,72 @@
+// Starts the word-count app: its topics, the query server, and the KafkaStreams instance.
+import { KafkaStreams } from '@kstreams/core';
+import type { Logger } from 'pino';
+import { type QueryServer, startQueryServer } from './http-server.ts';
+import { exampleKafka } from './kafka.ts';
+import type { WordCountOptions } from './options.ts';
+import { WordCountQueries } from './queries.ts';
+import { ensureTopics, partitionCounts } from './topics.ts';
+import { wordCountTopology } from './topology.ts';
+
+export interface RunningWordCount {
+  readonly app: KafkaStreams;
+  readonly server: QueryServer;
+  /** `host:port` this instance answers queries at. */
+  readonly applicationServer: string;
+  /** Commits, closes the stores, leaves the group, then stops the query server. */
+  close(timeoutMs?: number): Promise<boolean>;
+}
+
+export async function startWordCount(options: WordCountOptions, logger: Logger): Promise<RunningWordCount> {
+  const admin = exampleKafka(options.brokers, `${options.applicationId}-setup`, logger).admin();
+  await admin.connect();
+  let partitions: number;
+  try {
+    const created = await ensureTopics(admin, [options.input, options.output], options.partitions);
+    if (created.length > 0)
+      logger.info({ topics: created, partitions: options.partitions }, 'created topics');
+    partitions = (await partitionCounts(admin, [options.input])).get(options.input)!;
+  } finally {
+    await admin.disconnect();
+  }
+
+  // The server listens before the app exists so that `--port 0` can tell the app its real port.
+  let queries: WordCountQueries | undefined;
+  const server = await startQueryServer(options.port, () => queries, logger);
+  const applicationServer = `${options.host}:${server.port}`;
+  const app = new KafkaStreams(wordCountTopology(options.input, options.output), {
+    applicationId: options.applicationId,
+    brokers: options.brokers,
+    processingGuarantee: options.guarantee,
+    applicationServer,
+    logger,
+    ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
+    ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
+  });
+  queries = new WordCountQueries(app, { self: applicationServer, partitions });
+  try {
+    await app.start();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  logger.info(
+    {
+      input: options.input,
+      output: options.output,
+      guarantee: options.guarantee,
+      queries: `http://${applicationServer}`,
+    },
+    'word-count started',
+  );
+  return {
+    app,
+    server,
+    applicationServer,
+    async close(timeoutMs = 30_000) {
+      const closed = await app.close({ timeoutMs });
+      await server.close();
+      return closed;
+    },
+  };
+}

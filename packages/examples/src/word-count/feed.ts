@@ -1,0 +1,45 @@
+// Writes a text file (default: the shipped book) to the input topic, one record per non-empty line.
+import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
+import { exampleKafka } from './kafka.ts';
+import { createLogger } from './logger.ts';
+import { parseFeedArgs, UsageError, usage } from './options.ts';
+import { ensureTopics } from './topics.ts';
+
+let parsed: ReturnType<typeof parseFeedArgs>;
+try {
+  parsed = parseFeedArgs(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`feed: ${error.message}\nRun with --help to see the flags.`);
+  process.exit(2);
+}
+if (parsed === 'help') {
+  console.log(usage('feed'));
+  process.exit(0);
+}
+const options = parsed;
+const file = options.file ?? BOOK_PATH;
+const logger = createLogger(process.env.LOG_LEVEL || 'info', 'feed');
+const kafka = exampleKafka(options.brokers, 'word-count-feeder', logger);
+const admin = kafka.admin();
+// Idempotent, so that a retried batch is not written twice and the counts stay exact.
+const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+try {
+  await admin.connect();
+  const created = await ensureTopics(admin, [options.input], options.partitions);
+  if (created.length > 0)
+    logger.info({ topic: options.input, partitions: options.partitions }, 'created topic');
+  await producer.connect();
+  const started = Date.now();
+  const sent = await feedLines(producer, options.input, readLines(file));
+  logger.info(
+    { file, topic: options.input, ...sent, ms: Date.now() - started },
+    'fed the text, one record per non-empty line',
+  );
+} catch (error) {
+  logger.fatal({ err: error }, 'feeding failed');
+  process.exitCode = 1;
+} finally {
+  await producer.disconnect().catch(() => {});
+  await admin.disconnect().catch(() => {});
+}

@@ -1,0 +1,49 @@
+// The word-count app as a command: flags (or environment variables) in, runs until SIGTERM/SIGINT.
+
+import { startWordCount } from './app.ts';
+import { createLogger } from './logger.ts';
+import { parseWordCountArgs, UsageError, usage } from './options.ts';
+
+function parseOrExit() {
+  try {
+    const parsed = parseWordCountArgs(process.argv.slice(2));
+    if (parsed === 'help') {
+      console.log(usage('word-count'));
+      process.exit(0);
+    }
+    return parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`word-count: ${error.message}\nRun with --help to see the flags.`);
+    process.exit(2);
+  }
+}
+
+const options = parseOrExit();
+const logger = createLogger(options.logLevel);
+let running: Awaited<ReturnType<typeof startWordCount>>;
+try {
+  running = await startWordCount(options, logger);
+} catch (error) {
+  logger.fatal({ err: error }, 'word-count could not start');
+  process.exit(1);
+}
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) {
+    logger.warn({ signal }, 'second signal: exiting without a clean close');
+    process.exit(130);
+  }
+  stopping = true;
+  logger.info({ signal }, 'stopping: committing, closing stores, leaving the group');
+  const clean = await running.close();
+  logger.info({ clean }, 'word-count stopped');
+  process.exit(clean ? 0 : 1);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));
+running.app.on('error', (error) => {
+  logger.fatal({ err: error }, 'word-count failed');
+  void running.close().finally(() => process.exit(1));
+});

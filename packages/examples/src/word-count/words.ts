@@ -1,0 +1,10 @@
+/**
+ * The example's one rule for words, as in Kafka Streams' WordCountDemo: lower-case the line,
+ * split it on runs of non-word characters, and drop the empty strings a split leaves at the ends.
+ */
+export function wordsOf(line: string): string[] {
+  return line
+    .toLowerCase()
+    .split(/\W+/)
+    .filter((word) => word.length > 0);
+}
