@@ -41,7 +41,7 @@ function name(what: string) {
   return (raw: string, source: string) => {
     if (!NAME.test(raw) || raw === '.' || raw === '..') {
       throw new UsageError(
-        `${source} must be a ${what} of 1 to 249 letters, digits, ".", "_" or "-", got ${JSON.stringify(raw)}`,
+        `${source} must be ${what} of 1 to 249 letters, digits, ".", "_" or "-", got ${JSON.stringify(raw)}`,
       );
     }
     return raw;
@@ -85,21 +85,21 @@ const SPECS = {
     env: 'APPLICATION_ID',
     help: 'consumer group and prefix of the internal topics; instances with the same id share the work',
     default: 'word-count',
-    parse: name('application id'),
+    parse: name('an application id'),
   } satisfies FlagSpec<string>,
   input: {
     flag: '--input',
     env: 'INPUT_TOPIC',
     help: 'topic of text lines',
     default: 'text-input',
-    parse: name('topic name'),
+    parse: name('a topic name'),
   } satisfies FlagSpec<string>,
   output: {
     flag: '--output',
     env: 'OUTPUT_TOPIC',
     help: 'topic of word counts (key: word, value: 64-bit big-endian count)',
     default: 'word-counts',
-    parse: name('topic name'),
+    parse: name('a topic name'),
   } satisfies FlagSpec<string>,
   guarantee: {
     flag: '--guarantee',
