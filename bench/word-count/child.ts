@@ -1,0 +1,112 @@
+// One app of the benchmark in its own process, so that its memory and CPU are its own. The
+// parent says when to start (after this process has loaded its modules) and when to stop (once
+// the output is complete); this process reports when it is running and what it used.
+import { rm } from 'node:fs/promises';
+import { KafkaStreams } from '../../packages/core/src/index.ts';
+import { handWrittenWordCount } from './handwritten.ts';
+import type { ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
+import { loadWordCountTopology } from './topology.ts';
+
+const args = JSON.parse(process.argv[2] ?? '') as ChildArgs;
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+interface App {
+  start(onRunning: () => void): Promise<void>;
+  stop(): Promise<void>;
+  processed(): number | undefined;
+}
+
+async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { type: 'ready' }> }> {
+  if (args.kind === 'kafkajs') {
+    const hw = handWrittenWordCount(args);
+    return {
+      app: {
+        async start(onRunning) {
+          await hw.start();
+          onRunning();
+        },
+        stop: () => hw.stop(),
+        processed: () => undefined,
+      },
+      ready: {
+        type: 'ready',
+        groupId: `${args.appId}-count`,
+        repartitionTopics: [args.repartitionTopic],
+        topologySource: 'bench/word-count/handwritten.ts',
+      },
+    };
+  }
+  const { topology, source } = await loadWordCountTopology(args.inputTopic, args.outputTopic);
+  const streams = new KafkaStreams(topology, {
+    applicationId: args.appId,
+    brokers: args.brokers,
+    processingGuarantee: args.kind === 'kstreams-eos' ? 'exactly_once' : 'at_least_once',
+    stateDir: args.stateDir,
+    logger: 'warn',
+  });
+  const repartitionTopics = topology.subtopologies(args.appId).flatMap((s) => s.repartitionSourceTopics);
+  return {
+    app: {
+      async start(onRunning) {
+        let seen = false;
+        streams.on('stateChange', (next) => {
+          if (next === 'RUNNING' && !seen) {
+            seen = true;
+            onRunning();
+          }
+        });
+        streams.on('error', (error) => {
+          send({ type: 'failed', error: String(error?.stack ?? error) });
+        });
+        await streams.start();
+      },
+      async stop() {
+        await streams.close({ timeoutMs: 60_000 });
+      },
+      processed: () => streams.metrics().processedRecords,
+    },
+    ready: { type: 'ready', groupId: args.appId, repartitionTopics, topologySource: source },
+  };
+}
+
+async function main(): Promise<void> {
+  const { app, ready } = await buildApp();
+  let runningCpu: NodeJS.CpuUsage | undefined;
+  let startedAt = 0;
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'start') {
+      startedAt = Date.now();
+      app
+        .start(() => {
+          runningCpu = process.cpuUsage();
+          send({ type: 'running', startedAt, runningAt: Date.now() });
+        })
+        .catch((error: Error) => send({ type: 'failed', error: String(error.stack ?? error) }));
+    } else if (message.type === 'stop') {
+      const cpu = process.cpuUsage(runningCpu);
+      const processed = app.processed();
+      void (async () => {
+        await app.stop().catch((error: Error) => console.error(`stopping ${args.kind}: ${error.message}`));
+        await rm(args.stateDir, { recursive: true, force: true });
+        const stopped: ChildMessage = {
+          type: 'stopped',
+          maxRssKb: process.resourceUsage().maxRSS,
+          cpuUserUs: cpu.user,
+          cpuSystemUs: cpu.system,
+          processed,
+        };
+        // kafkajs may keep timers alive after disconnect; the parent has what it needs.
+        process.send?.(stopped, () => process.exit(0));
+      })();
+    }
+  });
+  send(ready);
+}
+
+main().catch((error: Error) => {
+  send({ type: 'failed', error: String(error.stack ?? error) });
+  process.exitCode = 1;
+});

@@ -1,0 +1,37 @@
+// What the benchmark process and an app's child process say to each other over the IPC channel.
+
+export const APP_KINDS = ['kafkajs', 'kstreams-alo', 'kstreams-eos'] as const;
+export type AppKind = (typeof APP_KINDS)[number];
+
+/** Handed to the child as its one command-line argument (JSON). */
+export interface ChildArgs {
+  kind: AppKind;
+  brokers: string[];
+  inputTopic: string;
+  outputTopic: string;
+  /** The kstreams applicationId, or the prefix of the hand-written app's group ids and topic. */
+  appId: string;
+  /** The hand-written app's intermediate topic (kstreams creates its own). */
+  repartitionTopic: string;
+  stateDir: string;
+  /** The hand-written app's messages per sendBatch call (0: one call per consumer batch). */
+  sendChunk: number;
+}
+
+export type ParentMessage = { type: 'start' } | { type: 'stop' };
+
+export type ChildMessage =
+  /** Modules loaded and clients built; nothing has talked to Kafka yet. */
+  | {
+      type: 'ready';
+      /** Consumer groups whose committed offsets tell the progress (exactly_once). */
+      groupId: string;
+      /** Topics the app consumes from, besides the input topic. */
+      repartitionTopics: string[];
+      topologySource: string;
+    }
+  /** Joined its group(s) and is about to fetch: processing starts now. */
+  | { type: 'running'; startedAt: number; runningAt: number }
+  /** CPU time is that of the processing window (from running to the parent's stop). */
+  | { type: 'stopped'; maxRssKb: number; cpuUserUs: number; cpuSystemUs: number; processed?: number }
+  | { type: 'failed'; error: string };

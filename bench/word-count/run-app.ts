@@ -1,0 +1,145 @@
+// Runs one app in a child process: waits until it has loaded, starts it, polls its progress
+// until the output is complete, stops it and collects what it used.
+import { type ChildProcess, fork } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { repoRoot } from './cluster.ts';
+import type { ProgressCheck } from './progress.ts';
+import type { AppKind, ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
+import type { Verification } from './verify.ts';
+
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+const POLL_MS = 50;
+
+export interface AppResult {
+  kind: AppKind;
+  topologySource?: string;
+  startedAt?: number;
+  runningAt?: number;
+  doneAt?: number;
+  maxRssKb?: number;
+  cpuUs?: number;
+  processed?: number;
+  error?: string;
+  cpuProfile?: string;
+  verification?: Verification;
+}
+
+type Waiter = { type: ChildMessage['type']; resolve: (m: ChildMessage) => void };
+
+/** Turns the child's messages into awaitable steps; a failure or exit rejects whatever waits. */
+class ChildChannel {
+  private readonly inbox: ChildMessage[] = [];
+  private waiter?: Waiter & { reject: (e: Error) => void };
+  failure?: string;
+
+  constructor(readonly child: ChildProcess) {
+    child.on('message', (m: ChildMessage) => {
+      if (m.type === 'failed') this.fail(m.error);
+      else if (this.waiter?.type === m.type) {
+        const w = this.waiter;
+        this.waiter = undefined;
+        w.resolve(m);
+      } else this.inbox.push(m);
+    });
+    child.on('exit', (code, signal) => this.fail(`child exited (code ${code}, signal ${signal})`));
+  }
+
+  private fail(reason: string): void {
+    this.failure ??= reason;
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.reject(new Error(this.failure));
+  }
+
+  send(message: ParentMessage): void {
+    this.child.send(message);
+  }
+
+  next<T extends ChildMessage['type']>(
+    type: T,
+    timeoutMs: number,
+  ): Promise<Extract<ChildMessage, { type: T }>> {
+    const queued = this.inbox.findIndex((m) => m.type === type);
+    if (queued >= 0)
+      return Promise.resolve(this.inbox.splice(queued, 1)[0] as Extract<ChildMessage, { type: T }>);
+    if (this.failure) return Promise.reject(new Error(this.failure));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = undefined;
+        reject(new Error(`no "${type}" from the child within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.waiter = {
+        type,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m as Extract<ChildMessage, { type: T }>);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+    });
+  }
+}
+
+export async function runApp(opts: {
+  args: ChildArgs;
+  /** How to tell that the app is done, given what the child reported about itself. */
+  progress(ready: Extract<ChildMessage, { type: 'ready' }>): ProgressCheck;
+  timeoutMs: number;
+  cpuProfileDir?: string;
+}): Promise<AppResult> {
+  const { args } = opts;
+  const result: AppResult = { kind: args.kind };
+  const execArgv = ['--import', 'tsx'];
+  if (opts.cpuProfileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`);
+  const child = fork(CHILD, [JSON.stringify(args)], { cwd: repoRoot, execArgv, stdio: 'inherit' });
+  const channel = new ChildChannel(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const ready = await channel.next('ready', 60_000);
+    result.topologySource = ready.topologySource;
+    const check = opts.progress(ready);
+    channel.send({ type: 'start' });
+    const running = await channel.next('running', opts.timeoutMs);
+    result.startedAt = running.startedAt;
+    result.runningAt = running.runningAt;
+    let lastLog = Date.now();
+    for (;;) {
+      if (channel.failure) throw new Error(channel.failure);
+      const progress = await check();
+      if (progress.done) {
+        result.doneAt = progress.at;
+        break;
+      }
+      if (Date.now() - result.startedAt > opts.timeoutMs) {
+        throw new Error(`not done after ${opts.timeoutMs / 1000} s: ${progress.detail}`);
+      }
+      if (Date.now() - lastLog > 5_000) {
+        console.log(`  ${args.kind}: ${progress.detail}`);
+        lastLog = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    channel.send({ type: 'stop' });
+    const stopped = await channel.next('stopped', 90_000);
+    result.maxRssKb = stopped.maxRssKb;
+    result.cpuUs = stopped.cpuUserUs + stopped.cpuSystemUs;
+    result.processed = stopped.processed;
+    await exited;
+    if (opts.cpuProfileDir) {
+      const file = readdirSync(opts.cpuProfileDir).find((f) => f.endsWith('.cpuprofile'));
+      if (file) result.cpuProfile = join(opts.cpuProfileDir, file);
+    }
+  } catch (error) {
+    result.error = (error as Error).message;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+  return result;
+}
