@@ -1,7 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFeedArgs, parseWordCountArgs, UsageError } from '../src/word-count/options.ts';
+import {
+  GENESIS_LINES,
+  parseDemoArgs,
+  parseFeedArgs,
+  parseWordCountArgs,
+  UsageError,
+  userPath,
+} from '../src/word-count/options.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
@@ -136,5 +143,29 @@ describe('word-count flags', () => {
       'word-count: --guarantee must be at_least_once or exactly_once, got "maybe"',
     );
     expect(result.stdout).toBe('');
+  });
+});
+
+describe('demo flags and paths', () => {
+  it('feeds Genesis from the shipped book by default, a whole --text file, or --lines N of either', () => {
+    expect(parseDemoArgs([], {}, '/book.txt')).toEqual({ text: '/book.txt', lines: GENESIS_LINES });
+    expect(parseDemoArgs(['--lines', 'all'], {}, '/book.txt')).toEqual({
+      text: '/book.txt',
+      lines: undefined,
+    });
+    expect(parseDemoArgs(['--text=notes.txt'], { INIT_CWD: '/home/me' }, '/book.txt')).toEqual({
+      text: '/home/me/notes.txt',
+      lines: undefined,
+    });
+    expect(parseDemoArgs([], { DEMO_LINES: '100' }, '/book.txt')).toEqual({ text: '/book.txt', lines: 100 });
+    expect(() => parseDemoArgs(['--lines', '0'], {}, '/b')).toThrow(
+      '--lines (DEMO_LINES) must be a positive whole number or "all", got "0"',
+    );
+    expect(() => parseDemoArgs(['--fast'], {}, '/b')).toThrow(UsageError);
+  });
+
+  it('resolves a relative path against the directory the user ran pnpm/npm in', () => {
+    expect(userPath('data/x.txt', { INIT_CWD: '/work/here' })).toBe('/work/here/data/x.txt');
+    expect(userPath('/abs/x.txt', { INIT_CWD: '/work/here' })).toBe('/abs/x.txt');
   });
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
 import { BOOK_PATH, feedLines, readLines } from '../src/word-count/feeder.ts';
+import { feederProducer } from '../src/word-count/kafka.ts';
 import { wordsOf } from '../src/word-count/words.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -110,7 +111,7 @@ describe('word-count: two instances answer interactive queries', () => {
       lines.push(line);
     }
     for (const word of lines.flatMap(wordsOf)) truth.set(word, (truth.get(word) ?? 0) + 1);
-    const producer = testKafka('wc-int-feeder').producer({ idempotent: true, maxInFlightRequests: 1 });
+    const producer = feederProducer(testKafka('wc-int-feeder'));
     await producer.connect();
     await feedLines(producer, input, lines, { batchSize: 250 });
     await producer.disconnect();

@@ -9,14 +9,16 @@ import { start as startBroker, stop as stopBroker } from '../../../../scripts/ka
 import { type RunningWordCount, startWordCount } from './app.ts';
 import { CountsReader, inputProgress } from './catch-up.ts';
 import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
-import { exampleKafka } from './kafka.ts';
+import { exampleKafka, feederProducer } from './kafka.ts';
 import { createLogger } from './logger.ts';
+import { type DemoOptions, GENESIS_LINES, parseDemoArgs, UsageError } from './options.ts';
 import { ProgressLine } from './progress.ts';
 import { topN } from './queries.ts';
 import { COUNTS_STORE } from './topology.ts';
 import { wordsOf } from './words.ts';
 
 const PARTITIONS = 4;
+
 const TOP = 20;
 const TIMEOUT_MS = 5 * 60_000;
 
@@ -26,7 +28,7 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 class DemoFailure extends Error {}
 
-async function main(): Promise<void> {
+async function main(options: DemoOptions): Promise<void> {
   const began = Date.now();
   // The app logs only warnings here: the demo's own lines and the progress bar tell the story.
   const logger = createLogger(process.env.LOG_LEVEL || 'warn', 'demo');
@@ -77,15 +79,20 @@ async function main(): Promise<void> {
     const lines: string[] = [];
     const truth = new Map<string, number>();
     let expectedWords = 0;
-    for await (const line of readLines(BOOK_PATH)) {
+    for await (const line of readLines(options.text)) {
+      if (lines.length === options.lines) break;
       lines.push(line);
       for (const word of wordsOf(line)) {
         truth.set(word, (truth.get(word) ?? 0) + 1);
         expectedWords++;
       }
     }
+    const what =
+      options.text === BOOK_PATH && options.lines === GENESIS_LINES
+        ? 'the Book of Genesis (King James Version), '
+        : `${options.lines === undefined ? '' : `the first ${num(options.lines)} lines of `}`;
     say(
-      `Text: ${relative(process.cwd(), BOOK_PATH)}, ${num(lines.length)} non-empty lines, ` +
+      `Text: ${what}${relative(process.cwd(), options.text)}: ${num(lines.length)} non-empty lines, ` +
         `${num(expectedWords)} words (${num(truth.size)} distinct)`,
     );
 
@@ -113,14 +120,14 @@ async function main(): Promise<void> {
     });
     say(`App: ${run}, exactly_once, topics ${input} -> ${output} (${PARTITIONS} partitions each)`);
     say(
-      `Queries: http://${app.applicationServer}/counts/lord  http://${app.applicationServer}/counts?top=${TOP}`,
+      `Queries while it runs: http://${app.applicationServer}/counts/lord  http://${app.applicationServer}/counts?top=${TOP}`,
     );
 
     const reader = new CountsReader(kafka, output, `${run}-reader`);
     await reader.start();
     cleanups.push(() => reader.stop());
 
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    const producer = feederProducer(kafka);
     await producer.connect();
     cleanups.push(() => producer.disconnect());
     let fedAt: number | undefined;
@@ -204,8 +211,16 @@ async function main(): Promise<void> {
   }
 }
 
+let options: DemoOptions;
 try {
-  await main();
+  options = parseDemoArgs(process.argv.slice(2), process.env, BOOK_PATH);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`demo: ${error.message}`);
+  process.exit(2);
+}
+try {
+  await main(options);
   say('Done.');
   process.exit(0);
 } catch (error) {

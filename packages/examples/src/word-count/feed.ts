@@ -1,8 +1,8 @@
 // Writes a text file (default: the shipped book) to the input topic, one record per non-empty line.
 import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
-import { exampleKafka } from './kafka.ts';
+import { exampleKafka, feederProducer } from './kafka.ts';
 import { createLogger } from './logger.ts';
-import { parseFeedArgs, UsageError, usage } from './options.ts';
+import { parseFeedArgs, UsageError, usage, userPath } from './options.ts';
 import { ensureTopics } from './topics.ts';
 
 let parsed: ReturnType<typeof parseFeedArgs>;
@@ -18,12 +18,11 @@ if (parsed === 'help') {
   process.exit(0);
 }
 const options = parsed;
-const file = options.file ?? BOOK_PATH;
+const file = options.file === undefined ? BOOK_PATH : userPath(options.file);
 const logger = createLogger(process.env.LOG_LEVEL || 'info', 'feed');
 const kafka = exampleKafka(options.brokers, 'word-count-feeder', logger);
 const admin = kafka.admin();
-// Idempotent, so that a retried batch is not written twice and the counts stay exact.
-const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+const producer = feederProducer(kafka);
 try {
   await admin.connect();
   const created = await ensureTopics(admin, [options.input], options.partitions);

@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 
 /** A kafkajs client for the example's own admin, feeder and reader, logging its warnings to pino. */
@@ -20,5 +20,17 @@ export function exampleKafka(brokers: readonly string[], clientId: string, logge
         if (level === logLevel.ERROR) log.error(fields, message);
         else log.warn(fields, message);
       },
+  });
+}
+
+/**
+ * The feeder's producer: idempotent, so that a retried batch is not written twice and the counts
+ * stay exact; Java's partitioner (murmur2), as the app itself uses.
+ */
+export function feederProducer(kafka: Kafka): Producer {
+  return kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
   });
 }

@@ -2,7 +2,7 @@
 
 import { startWordCount } from './app.ts';
 import { createLogger } from './logger.ts';
-import { parseWordCountArgs, UsageError, usage } from './options.ts';
+import { parseWordCountArgs, UsageError, usage, userPath } from './options.ts';
 
 function parseOrExit() {
   try {
@@ -19,7 +19,11 @@ function parseOrExit() {
   }
 }
 
-const options = parseOrExit();
+const parsed = parseOrExit();
+const options = {
+  ...parsed,
+  stateDir: parsed.stateDir === undefined ? undefined : userPath(parsed.stateDir),
+};
 const logger = createLogger(options.logLevel);
 let running: Awaited<ReturnType<typeof startWordCount>>;
 try {

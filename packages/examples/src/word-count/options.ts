@@ -1,5 +1,6 @@
 // Command-line flags of the word-count app. Every flag can also come from an environment
 // variable (flag wins), so that the same image runs from a shell, a compose file or Kubernetes.
+import { resolve as resolvePath } from 'node:path';
 import type { ProcessingGuarantee } from '@kstreams/core';
 
 export interface WordCountOptions {
@@ -306,5 +307,50 @@ export function parseFeedArgs(
     brokers: read('brokers') as string[],
     input: read('input') as string,
     partitions: read('partitions') as number,
+  };
+}
+
+/**
+ * A path the user typed, made absolute against the directory they typed it in: `pnpm --filter`
+ * runs the script in the package's directory but keeps the caller's in INIT_CWD.
+ */
+export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): string {
+  return resolvePath(env.INIT_CWD ?? process.cwd(), path);
+}
+
+/** Genesis, the first book of the KJV, is lines 1-1,533 of the shipped text. */
+export const GENESIS_LINES = 1_533;
+
+export interface DemoOptions {
+  text: string;
+  /** Feed only the first `lines` non-empty lines (undefined: all). */
+  lines?: number;
+}
+
+/** `--text FILE` (DEMO_TEXT) and `--lines N|all` (DEMO_LINES); default: Genesis from the shipped book. */
+export function parseDemoArgs(argv: readonly string[], env: NodeJS.ProcessEnv, book: string): DemoOptions {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (flag !== '--text' && flag !== '--lines') {
+      throw new UsageError(
+        `unknown argument ${JSON.stringify(argv[i])}; the demo takes --text <file> and --lines <n|all>`,
+      );
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    flags.set(flag, value);
+  }
+  const text = flags.get('--text') ?? (env.DEMO_TEXT || undefined);
+  const rawLines =
+    flags.get('--lines') ?? (env.DEMO_LINES || (text === undefined ? String(GENESIS_LINES) : 'all'));
+  if (rawLines !== 'all' && !/^[1-9]\d*$/.test(rawLines)) {
+    throw new UsageError(
+      `--lines (DEMO_LINES) must be a positive whole number or "all", got ${JSON.stringify(rawLines)}`,
+    );
+  }
+  return {
+    text: text === undefined ? book : userPath(text, env),
+    lines: rawLines === 'all' ? undefined : Number(rawLines),
   };
 }
