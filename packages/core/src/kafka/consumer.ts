@@ -49,6 +49,8 @@ export class MainConsumer {
       heartbeatInterval: config.consumer.heartbeatIntervalMs,
       rebalanceTimeout: config.consumer.rebalanceTimeoutMs,
       maxWaitTimeInMs: config.consumer.maxWaitTimeMs,
+      // Moderate fetches keep one batch's processing (and its transaction) short.
+      maxBytesPerPartition: 256 * 1024,
       readUncommitted: config.consumer.isolationLevel === 'read_uncommitted',
       allowAutoTopicCreation: false,
       retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000 },
@@ -87,6 +89,10 @@ export class MainConsumer {
 
   resume(partitions: Array<{ topic: string; partition: number }>): void {
     if (partitions.length > 0) this.consumer.resume(group(partitions));
+  }
+
+  paused(): Array<{ topic: string; partitions: number[] }> {
+    return this.consumer.paused();
   }
 
   seek(tp: TopicPartitionOffset): void {

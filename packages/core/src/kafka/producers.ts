@@ -139,7 +139,9 @@ export class TransactionalTaskProducer implements TaskProducer {
       idempotent: true,
       maxInFlightRequests: config.maxInFlightRequests,
       transactionTimeout: config.transactionTimeoutMs,
-      retry: { retries: config.retries },
+      // Right after a commit the coordinator answers CONCURRENT_TRANSACTIONS until the markers are
+      // written (a few ms); kafkajs' default 300 ms first backoff would stall every transaction.
+      retry: { retries: config.retries, initialRetryTime: 10, maxRetryTime: 1_000 },
       createPartitioner: Partitioners.DefaultPartitioner,
     });
   }

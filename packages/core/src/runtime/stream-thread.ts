@@ -35,13 +35,20 @@ export interface StreamThreadDeps {
   onFatal(error: Error): void;
 }
 
+/** Records processed between flushes and heartbeats inside one fetched batch. */
+const BATCH_SLICE = 1_000;
+/** A fetched batch yields the thread after this long, so commits and punctuation are not starved. */
+const MAX_BATCH_MS = 500;
+
 /** Consecutive failures of one task before the error goes to the uncaught exception handler. */
 const MAX_TASK_RETRIES = 5;
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export class StreamThread {
-  private readonly mutex = new Mutex();
+  private readonly mutex = new Mutex((label, heldMs) =>
+    this.log.warn({ section: label, heldMs }, 'stream thread busy for long; the consumer is not polling'),
+  );
   private readonly tasks = new Map<string, TaskRuntime>();
   private readonly creating = new Set<string>();
   private readonly topicToSubtopology = new Map<string, number>();
@@ -80,14 +87,18 @@ export class StreamThread {
     const topics = [...this.topicToSubtopology.keys()];
     await this.sharedProducer?.connect();
     await this.consumer.start(topics, {
-      onBatch: (batch) => this.mutex.run(() => this.processBatch(batch)),
+      onBatch: (batch) => this.mutex.run(() => this.processBatch(batch), 'processBatch'),
       onAssignment: (memberId, assignment) => {
-        void this.mutex.run(() => this.onAssignment(memberId, assignment)).catch((e) => this.fatal(e));
+        void this.mutex
+          .run(() => this.onAssignment(memberId, assignment), 'onAssignment')
+          .catch((e) => this.fatal(e));
       },
       onRebalancing: () => {
         // kafkajs has no revoke callback: commit as soon as a rebalance starts, so that the tasks
         // that move carry as little uncommitted work as possible.
-        void this.mutex.run(() => this.commitAll('rebalance')).catch((e) => this.fatal(e));
+        void this.mutex
+          .run(() => this.commitAll('rebalance'), 'commit on rebalance')
+          .catch((e) => this.fatal(e));
       },
       onCrash: (error, willRestart) => {
         this.log.warn({ err: error, willRestart }, 'consumer crashed');
@@ -96,7 +107,7 @@ export class StreamThread {
     });
     const period = Math.min(100, this.deps.config.commitIntervalMs);
     this.tick = setInterval(() => {
-      void this.mutex.run(() => this.onTick()).catch((e) => this.fatal(e));
+      void this.mutex.run(() => this.onTick(), 'tick').catch((e) => this.fatal(e));
     }, period);
   }
 
@@ -126,9 +137,23 @@ export class StreamThread {
     return sub === undefined ? undefined : `${sub}_${partition}`;
   }
 
+  private lastDiagnostics = 0;
+
   private async onTick(): Promise<void> {
     if (this.closing || this.failed) return;
     const now = Date.now();
+    if (now - this.lastDiagnostics > 5000 && this.log.isLevelEnabled('debug')) {
+      this.lastDiagnostics = now;
+      this.log.debug(
+        {
+          assigned: [...this.assigned].sort(),
+          tasks: [...this.tasks.values()].map((t) => `${t.id}:${t.state}`),
+          creating: [...this.creating],
+          paused: this.consumer.paused(),
+        },
+        'thread diagnostics',
+      );
+    }
     for (const t of this.runningTasks()) await t.task.punctuateWallClock(now);
     const due = now - this.lastCommit >= this.deps.config.commitIntervalMs;
     if (due || this.commitSoon || this.runningTasks().some((t) => t.task.commitRequested)) {
@@ -147,6 +172,7 @@ export class StreamThread {
       return;
     }
     const key = tpKey(batch.topic, batch.partition);
+    const started = Date.now();
     let processed = 0;
     for (const m of batch.messages) {
       if (batch.isStale() || rt.state !== 'running') break;
@@ -168,15 +194,27 @@ export class StreamThread {
       rt.advance(key, offset);
       batch.resolveOffset(offset);
       this.deps.metrics.processedRecords++;
-      if (++processed % 1000 === 0) await batch.heartbeat();
+      if (++processed % BATCH_SLICE === 0) {
+        // Bounded work per turn: output goes out in moderate requests, the group sees
+        // heartbeats, and commits and punctuators get their turn. The rest of the batch is
+        // fetched again from the resolved position.
+        if (!(await this.flushTask(rt))) return;
+        await batch.heartbeat();
+        if (Date.now() - started >= MAX_BATCH_MS) break;
+      }
     }
+    if (!(await this.flushTask(rt))) return;
+    if (rt.task.commitRequested) this.commitSoon = true;
+  }
+
+  private async flushTask(rt: TaskRuntime): Promise<boolean> {
     try {
       await rt.flush();
+      return true;
     } catch (error) {
       await this.onTaskError(rt, error);
-      return;
+      return false;
     }
-    if (rt.task.commitRequested) this.commitSoon = true;
   }
 
   /** A processor threw or a send failed: roll the task back to its last commit and go on. */
@@ -217,7 +255,25 @@ export class StreamThread {
       await rt.close({ dirty: true });
       this.tasks.delete(rt.id);
       this.consumer.pause(rt.inputPartitions);
-      if (!fenced && this.assigned.has(rt.id)) this.createTasks([rt.id]);
+      if (this.assigned.has(rt.id)) {
+        // Still ours by the last assignment we saw. If another instance fenced us from a stale
+        // view of the group, it learns so at its next heartbeat; try again after a pause rather
+        // than wait for a rebalance that may never come.
+        const generation = this.generation;
+        setTimeout(
+          () =>
+            void this.mutex.run(() => {
+              if (
+                this.generation === generation &&
+                this.assigned.has(rt.id) &&
+                !this.tasks.has(rt.id) &&
+                !this.creating.has(rt.id)
+              )
+                this.createTasks([rt.id]);
+            }, 'recreate task'),
+          fenced ? 2_000 : 0,
+        ).unref();
+      }
       return;
     }
     for (const tp of rt.rollbackPositions()) this.consumer.seek(tp);
@@ -228,12 +284,13 @@ export class StreamThread {
     this.lastCommit = Date.now();
     this.commitSoon = false;
     if (due.length === 0) return;
+    const started = Date.now();
     if (this.deps.config.exactlyOnce) {
       await Promise.all(due.map((t) => this.commitTransactional(t)));
     } else {
       await this.commitAtLeastOnce(due);
     }
-    this.log.debug({ reason, tasks: due.map((t) => t.id) }, 'committed');
+    this.log.debug({ reason, tasks: due.map((t) => t.id), ms: Date.now() - started }, 'committed');
   }
 
   private async commitTransactional(rt: TaskRuntime): Promise<void> {
