@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { start as startBroker, stop as stopBroker } from '../../../../scripts/kafka/broker.ts';
 import { type RunningWordCount, startWordCount } from './app.ts';
-import { CountsReader, inputProgress } from './catch-up.ts';
+import { CountsReader, type InputProgress, inputProgress } from './catch-up.ts';
 import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
 import { exampleKafka, feederProducer } from './kafka.ts';
 import { createLogger } from './logger.ts';
@@ -138,12 +138,16 @@ async function main(options: DemoOptions): Promise<void> {
     const processingStart = Date.now();
 
     const progress = new ProgressLine();
-    let state = await inputProgress(admin, run, input);
+    let state: InputProgress = { committed: 0, end: 0, caughtUp: false };
     const status = () =>
       `${num(reader.wordsCounted)}/${num(expectedWords)} words counted | ` +
       `${num(state.committed)}/${num(lines.length)} lines committed | ${secs(Date.now() - processingStart)}`;
     for (;;) {
-      state = await inputProgress(admin, run, input);
+      // A timed-out offset fetch (a busy broker, a busy event loop) is retried on the next round.
+      state = await inputProgress(admin, run, input).catch((error) => {
+        if (!(error as { retriable?: boolean }).retriable) throw error;
+        return state;
+      });
       progress.update(reader.wordsCounted / expectedWords, status());
       if (appError) throw new DemoFailure(`the app failed: ${appError.message}`);
       if (reader.wordsCounted > expectedWords) break;
