@@ -61,7 +61,6 @@ export class TaskRuntime {
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
       deserializationExceptionHandler: (error, record) => {
-        const where = { topic: record.topic, partition: record.partition, offset: record.offset };
         const handler = config.deserializationExceptionHandler;
         if (handler === 'logAndFail') {
           this.log.error(
@@ -70,8 +69,8 @@ export class TaskRuntime {
           );
           return 'fail';
         }
+        // StreamTask logs the skip with topic, partition and offset; the app counts it.
         metrics.skippedRecords++;
-        this.log.warn({ err: error, ...where }, 'skipping a record that cannot be deserialized');
         if (typeof handler === 'object') {
           this.collector.send(deadLetter(handler.deadLetterTopic, record, error));
           metrics.deadLetterRecords++;
