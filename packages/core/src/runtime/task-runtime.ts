@@ -64,7 +64,7 @@ export class TaskRuntime {
         const handler = config.deserializationExceptionHandler;
         if (handler === 'logAndFail') {
           this.log.error(
-            { err: error, ...where },
+            { err: error, topic: record.topic, partition: record.partition, offset: record.offset },
             'record cannot be deserialized (deserializationExceptionHandler: logAndFail)',
           );
           return 'fail';
