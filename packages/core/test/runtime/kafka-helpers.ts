@@ -44,9 +44,9 @@ export interface ReadRecord {
 export async function readTopic(
   topic: string,
   until: (records: ReadRecord[]) => boolean,
-  { timeoutMs = 60_000, readUncommitted = false } = {},
+  { timeoutMs = 60_000, readUncommitted = false, kafka = testKafka() } = {},
 ): Promise<ReadRecord[]> {
-  const consumer = testKafka().consumer({
+  const consumer = kafka.consumer({
     groupId: uniqueName('reader'),
     readUncommitted,
     maxWaitTimeInMs: 100,
