@@ -267,7 +267,11 @@ describe('other routes', () => {
 
   it('serves JSON over node:http, and 503 until the app is there', async () => {
     let queries: WordCountQueries | undefined;
-    const server = await startQueryServer(0, () => queries, createLogger('silent', 'test', false));
+    const server = await startQueryServer(
+      0,
+      () => queries,
+      createLogger('silent', { name: 'test', tty: false }),
+    );
     try {
       const before = await fetch(`http://127.0.0.1:${server.port}/counts/the`);
       expect(before.status).toBe(503);
@@ -309,5 +313,27 @@ describe('helpers', () => {
     keys.forEach((key, p) => {
       expect(partitionForKey(Serdes.String().serialize(key), 6)).toBe(p);
     });
+  });
+});
+
+describe('logger', () => {
+  it('quietKafkaResponses drops kafkajs Connection lines and keeps the rest', () => {
+    const lines: string[] = [];
+    const original = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      const logger = createLogger('info', { name: 'demo', tty: false, quietKafkaResponses: true });
+      logger.error({ namespace: 'Connection', error: 'coordinator loading' }, 'Response InitProducerId');
+      logger.error({ namespace: 'Consumer' }, 'Restarting the consumer');
+      logger.info('plain');
+      logger.flush();
+    } finally {
+      process.stdout.write = original;
+    }
+    const messages = lines.map((l) => JSON.parse(l).msg);
+    expect(messages).toEqual(['Restarting the consumer', 'plain']);
   });
 });

@@ -8,6 +8,8 @@ import { WordCountQueries } from './queries.ts';
 import { ensureTopics, partitionCounts } from './topics.ts';
 import { wordCountTopology } from './topology.ts';
 
+const START_ATTEMPTS = 3;
+
 export interface RunningWordCount {
   readonly app: KafkaStreams;
   readonly server: QueryServer;
@@ -34,21 +36,36 @@ export async function startWordCount(options: WordCountOptions, logger: Logger):
   let queries: WordCountQueries | undefined;
   const server = await startQueryServer(options.port, () => queries, logger);
   const applicationServer = `${options.host}:${server.port}`;
-  const app = new KafkaStreams(wordCountTopology(options.input, options.output), {
-    applicationId: options.applicationId,
-    brokers: options.brokers,
-    processingGuarantee: options.guarantee,
-    applicationServer,
-    logger,
-    ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
-    ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
-  });
+  const topology = wordCountTopology(options.input, options.output);
+  const newApp = () =>
+    new KafkaStreams(topology, {
+      applicationId: options.applicationId,
+      brokers: options.brokers,
+      processingGuarantee: options.guarantee,
+      applicationServer,
+      logger,
+      ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
+      ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
+    });
+  let app = newApp();
   queries = new WordCountQueries(app, { self: applicationServer, partitions });
-  try {
-    await app.start();
-  } catch (error) {
-    await server.close();
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await app.start();
+      break;
+    } catch (error) {
+      // A broker that has just started can answer a metadata request for a topic it created a
+      // moment ago with a retriable "unknown topic" error; a fresh app then starts fine.
+      if ((error as { retriable?: boolean }).retriable === true && attempt < START_ATTEMPTS) {
+        logger.warn({ err: error, attempt }, 'start failed with a retriable error; starting again');
+        await new Promise((r) => setTimeout(r, 500 * attempt));
+        app = newApp();
+        queries = new WordCountQueries(app, { self: applicationServer, partitions });
+        continue;
+      }
+      await server.close();
+      throw error;
+    }
   }
   logger.info(
     {

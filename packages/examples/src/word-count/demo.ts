@@ -31,7 +31,7 @@ class DemoFailure extends Error {}
 async function main(options: DemoOptions): Promise<void> {
   const began = Date.now();
   // The app logs only warnings here: the demo's own lines and the progress bar tell the story.
-  const logger = createLogger(process.env.LOG_LEVEL || 'warn', 'demo');
+  const logger = createLogger(process.env.LOG_LEVEL || 'warn', { name: 'demo', quietKafkaResponses: true });
   const cleanups: Array<() => Promise<unknown>> = [];
   const cleanUp = async () => {
     for (const fn of cleanups.reverse())

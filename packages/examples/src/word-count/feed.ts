@@ -19,7 +19,7 @@ if (parsed === 'help') {
 }
 const options = parsed;
 const file = options.file === undefined ? BOOK_PATH : userPath(options.file);
-const logger = createLogger(process.env.LOG_LEVEL || 'info', 'feed');
+const logger = createLogger(process.env.LOG_LEVEL || 'info', { name: 'feed' });
 const kafka = exampleKafka(options.brokers, 'word-count-feeder', logger);
 const admin = kafka.admin();
 const producer = feederProducer(kafka);

@@ -10,15 +10,18 @@ export function exampleKafka(brokers: readonly string[], clientId: string, logge
     logLevel: logLevel.WARN,
     logCreator:
       () =>
-      ({ level, log: entry }) => {
+      ({ namespace, level, log: entry }) => {
         const {
           message,
           timestamp: _t,
           logger: _l,
           ...fields
         } = entry as { message: string } & Record<string, unknown>;
-        if (level === logLevel.ERROR) log.error(fields, message);
-        else log.warn(fields, message);
+        // kafkajs logs every error response at ERROR in its Connection namespace, also the retriable
+        // ones (a coordinator still loading) that the caller then retries or reports itself.
+        if (namespace === 'Connection') log.debug({ ...fields, namespace }, message);
+        else if (level === logLevel.ERROR) log.error({ ...fields, namespace }, message);
+        else log.warn({ ...fields, namespace }, message);
       },
   });
 }
