@@ -25,7 +25,7 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
     return {
       app: {
         async start(onRunning) {
-          await hw.start();
+          await hw.start((error) => send({ type: 'failed', error: String(error.stack ?? error) }));
           onRunning();
         },
         stop: () => hw.stop(),

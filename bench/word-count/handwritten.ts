@@ -24,8 +24,11 @@ export interface HandWrittenOptions {
 }
 
 export interface HandWrittenApp {
-  /** Resolves when both consumers have joined their groups. */
-  start(): Promise<void>;
+  /**
+   * Resolves when both consumers have joined their groups. `onFatal`: a consumer crashed and
+   * kafkajs will not restart it (the app would hang otherwise).
+   */
+  start(onFatal: (error: Error) => void): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,8 +62,13 @@ export function handWrittenWordCount(opts: HandWrittenOptions): HandWrittenApp {
     });
 
   return {
-    async start() {
+    async start(onFatal) {
       const joins = [joined(splitter), joined(counter)];
+      for (const consumer of [splitter, counter]) {
+        consumer.on(consumer.events.CRASH, (e) => {
+          if (!e.payload.restart) onFatal(e.payload.error);
+        });
+      }
       await producer.connect();
       await Promise.all([splitter.connect(), counter.connect()]);
       await splitter.subscribe({ topic: opts.inputTopic, fromBeginning: true });
