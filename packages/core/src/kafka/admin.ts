@@ -50,7 +50,9 @@ export class StreamsAdmin {
     const missing = specs.filter((s) => !counts.has(s.topic));
     if (missing.length > 0) {
       await this.admin.createTopics({
-        waitForLeaders: true,
+        // kafkajs' own wait fails on the UNKNOWN_TOPIC_OR_PARTITION a KRaft broker may answer
+        // right after a create; waitForTopics below polls instead.
+        waitForLeaders: false,
         topics: missing.map((s) => ({
           topic: s.topic,
           numPartitions: s.numPartitions,
@@ -58,8 +60,29 @@ export class StreamsAdmin {
           configEntries: [{ name: 'cleanup.policy', value: s.compacted ? 'compact' : 'delete' }],
         })),
       });
+      await this.waitForTopics(missing.map((s) => s.topic));
     }
     return specs.filter((s) => counts.has(s.topic) && counts.get(s.topic) !== s.numPartitions);
+  }
+
+  /** Waits until every partition of the topics has a leader (another instance may be creating them). */
+  async waitForTopics(topics: string[], timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const { topics: meta } = await this.admin.fetchTopicMetadata({ topics });
+        if (
+          meta.length === topics.length &&
+          meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))
+        )
+          return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`topics ${topics.join(', ')} have no leaders after ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
   }
 
   async committedOffsets(groupId: string, topics: string[]): Promise<TopicPartitionOffset[]> {

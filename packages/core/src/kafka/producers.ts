@@ -62,6 +62,46 @@ function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: M
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
 }
 
+/**
+ * Keeps each produce request moderate: kafkajs groups a call's messages by partition in time
+ * quadratic in their number, and the broker refuses a batch over its 1 MB `message.max.bytes`.
+ */
+const MAX_RECORDS_PER_SEND = 500;
+const MAX_BYTES_PER_SEND = 512 * 1024;
+
+export function chunkRecords(records: OutputRecord[]): OutputRecord[][] {
+  const chunks: OutputRecord[][] = [];
+  let current: OutputRecord[] = [];
+  let bytes = 0;
+  for (const r of records) {
+    const size = (r.key?.length ?? 0) + (r.value?.length ?? 0) + 64;
+    if (current.length > 0 && (current.length >= MAX_RECORDS_PER_SEND || bytes + size > MAX_BYTES_PER_SEND)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(r);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** Sends chunk after chunk and merges the changelog end offsets they report. */
+async function sendInChunks(
+  records: OutputRecord[],
+  sendOne: (chunk: OutputRecord[]) => Promise<RecordMetadata[]>,
+): Promise<TopicPartitionOffset[]> {
+  const ends = new Map<string, TopicPartitionOffset>();
+  for (const chunk of chunkRecords(records)) {
+    for (const end of explicitEnds(chunk, await sendOne(chunk))) {
+      const k = `${end.topic}\u0000${end.partition}`;
+      if ((ends.get(k)?.offset ?? -1) < end.offset) ends.set(k, end);
+    }
+  }
+  return [...ends.values()];
+}
+
 function explicitEnds(records: OutputRecord[], meta: RecordMetadata[]): TopicPartitionOffset[] {
   const counts = new Map<string, number>();
   for (const r of records) {
@@ -104,12 +144,13 @@ export class SharedProducer implements TaskProducer {
   async send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
     if (records.length === 0) return [];
     await this.connect();
-    const meta = await this.producer.sendBatch({
-      topicMessages: toMessages(records),
-      acks: this.config.acks,
-      compression: this.compression,
-    });
-    return explicitEnds(records, meta);
+    return sendInChunks(records, (chunk) =>
+      this.producer.sendBatch({
+        topicMessages: toMessages(chunk),
+        acks: this.config.acks,
+        compression: this.compression,
+      }),
+    );
   }
 
   async commitTransaction(): Promise<void> {
@@ -165,8 +206,7 @@ export class TransactionalTaskProducer implements TaskProducer {
   async send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
     if (records.length === 0) return [];
     const t = await this.begin();
-    const meta = await t.sendBatch({ topicMessages: toMessages(records), acks: -1 });
-    return explicitEnds(records, meta);
+    return sendInChunks(records, (chunk) => t.sendBatch({ topicMessages: toMessages(chunk), acks: -1 }));
   }
 
   async commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
