@@ -44,7 +44,7 @@ export interface ReadRecord {
 export async function readTopic(
   topic: string,
   until: (records: ReadRecord[]) => boolean,
-  { timeoutMs = 60_000, readUncommitted = false, kafka = testKafka() } = {},
+  { timeoutMs = 60_000, readUncommitted = false, kafka = testKafka(), settleMs = 0 } = {},
 ): Promise<ReadRecord[]> {
   const consumer = kafka.consumer({
     groupId: uniqueName('reader'),
@@ -54,6 +54,7 @@ export async function readTopic(
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   const records: ReadRecord[] = [];
+  let settled = false;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, timeoutMs);
     void consumer.run({
@@ -66,9 +67,12 @@ export async function readTopic(
             offset: Number(m.offset),
           });
         }
-        if (until(records)) {
+        if (!settled && until(records)) {
+          // Keep reading a little longer: a record that should not exist (a duplicate) arrives
+          // after the expected ones.
+          settled = true;
           clearTimeout(timer);
-          resolve();
+          setTimeout(resolve, settleMs);
         }
       },
     });
