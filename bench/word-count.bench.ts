@@ -14,6 +14,7 @@
 // profile is summarised after the table), BENCH_TIMEOUT_S (per app, default 240),
 // BENCH_KAFKAJS_SEND_CHUNK (messages per sendBatch call in the hand-written app, default 1000; 0 =
 // one call per consumer batch, see word-count/handwritten.ts), KAFKA_BROKERS.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -62,6 +63,17 @@ function envApps(name: string, fallback: readonly AppKind[]): AppKind[] {
   return apps as AppKind[];
 }
 
+/** The code measured, so that a table can be matched to a commit. */
+function codeVersion(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+    const dirty = git('status', '--porcelain', '--', 'packages').length > 0;
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted changes in packages/' : ''}`;
+  } catch {
+    return 'unknown (no git)';
+  }
+}
+
 function inputLines(count: number, seed: number): { lines: string[]; source: string } {
   const file = process.env.BENCH_TEXT;
   if (!file)
@@ -104,7 +116,7 @@ try {
   console.log(
     `Input: ${inputTopic}, ${lineCount} lines, ${expected.totalWords} words, ${expected.counts.size} distinct, ` +
       `${PARTITIONS} partitions, from ${source}; pre-loaded in ${((performance.now() - loadStart) / 1000).toFixed(1)} s. ` +
-      `kafkajs app: ${sendChunk > 0 ? `sendBatch slices of ${sendChunk}` : 'one sendBatch per consumer batch'}.`,
+      `Code: ${codeVersion()}. kafkajs app: ${sendChunk > 0 ? `sendBatch slices of ${sendChunk}` : 'one sendBatch per consumer batch'}.`,
   );
 
   for (const kind of apps) {

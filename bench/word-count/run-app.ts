@@ -131,7 +131,9 @@ export async function runApp(opts: {
     result.processed = stopped.processed;
     await exited;
     if (opts.cpuProfileDir) {
-      const file = readdirSync(opts.cpuProfileDir).find((f) => f.endsWith('.cpuprofile'));
+      // One profile per thread (tsx runs its loader in a worker): CPU.<date>.<time>.<pid>.<thread>.<seq>;
+      // thread 0 is the main thread, where the app runs.
+      const file = readdirSync(opts.cpuProfileDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
       if (file) result.cpuProfile = join(opts.cpuProfileDir, file);
     }
   } catch (error) {
