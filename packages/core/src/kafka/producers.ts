@@ -66,7 +66,7 @@ function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: M
  * Keeps each produce request moderate: kafkajs groups a call's messages by partition in time
  * quadratic in their number, and the broker refuses a batch over its 1 MB `message.max.bytes`.
  */
-const MAX_RECORDS_PER_SEND = 500;
+const MAX_RECORDS_PER_SEND = 1_000;
 const MAX_BYTES_PER_SEND = 512 * 1024;
 
 export function chunkRecords(records: OutputRecord[]): OutputRecord[][] {

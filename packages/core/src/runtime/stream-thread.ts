@@ -174,8 +174,11 @@ export class StreamThread {
     const key = tpKey(batch.topic, batch.partition);
     const started = Date.now();
     let processed = 0;
+    // A seek is set only by this thread's own sections (which run one at a time), so a batch that
+    // is not stale when it starts stays valid until we roll back, which ends the batch.
+    if (batch.isStale()) return;
     for (const m of batch.messages) {
-      if (batch.isStale() || rt.state !== 'running') break;
+      if (rt.state !== 'running') break;
       const offset = Number(m.offset);
       // kafkajs restarts from the group's committed offset after a rejoin; records before the
       // task's own position are already in its (possibly uncommitted) state.

@@ -10,10 +10,10 @@ const rec = (i: number, valueBytes = 10): OutputRecord => ({
 });
 
 describe('chunkRecords', () => {
-  it('keeps order and splits at 500 records per request', () => {
-    const records = Array.from({ length: 1234 }, (_, i) => rec(i));
+  it('keeps order and splits at 1,000 records per request', () => {
+    const records = Array.from({ length: 2345 }, (_, i) => rec(i));
     const chunks = chunkRecords(records);
-    expect(chunks.map((c) => c.length)).toEqual([500, 500, 234]);
+    expect(chunks.map((c) => c.length)).toEqual([1000, 1000, 345]);
     expect(chunks.flat()).toEqual(records);
   });
 
