@@ -306,7 +306,6 @@ export class StreamThread {
   }
 
   private async commitAtLeastOnce(due: TaskRuntime[]): Promise<void> {
-    const producer = this.sharedProducer!;
     const sent = new Map<TaskRuntime, TopicPartitionOffset[]>();
     for (const rt of due) {
       try {
@@ -323,7 +322,6 @@ export class StreamThread {
       // changelog; the input is processed again after the rebalance (at_least_once allows it).
       this.log.warn({ err: error }, 'offset commit failed; the uncommitted input will be processed again');
     }
-    void producer;
     for (const rt of ready) {
       await rt.postCommit(sent.get(rt)!);
       this.deps.metrics.commits++;
