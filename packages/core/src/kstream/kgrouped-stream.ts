@@ -1,9 +1,10 @@
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
+import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { StreamAggregateProcessor, StreamReduceProcessor } from './internals/ktable-processors.ts';
-import { KTable } from './ktable.ts';
+import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 
 /**
@@ -71,30 +72,24 @@ export class KGroupedStream<K, V> {
     defaultValueSerde: Serde<VA> | undefined,
     supplier: (storeName: string) => () => StreamAggregateProcessor | StreamReduceProcessor,
   ): KTable<K, VA> {
-    const storeName = materialized.storeName ?? this.builder.newStoreName(prefix);
-    const name = this.builder.nameOr(materialized.name, prefix);
-    const keySerde = materialized.keySerde ?? this.keySerde;
-    const valueSerde = materialized.valueSerde ?? defaultValueSerde;
-    let parent = this.nodeName;
-    if (this.repartitionRequired) {
-      parent = this.builder.addRepartition(
-        parent,
-        this.groupedName ?? storeName,
-        {
-          keySerde: this.keySerde as AnySerde | undefined,
-          valueSerde: this.valueSerde as AnySerde | undefined,
-        },
-        true,
-      );
-    }
-    this.builder.addProcessor(name, supplier(storeName), [parent]);
-    this.builder.addKeyValueStore(
-      storeName,
-      keySerde as AnySerde | undefined,
-      valueSerde as AnySerde | undefined,
-      materialized.loggingEnabled,
-      name,
-    );
-    return new KTable<K, VA>(this.builder, name, keySerde, valueSerde, storeName);
+    return addAggregation(this.builder, {
+      prefix,
+      materialized,
+      keySerde: this.keySerde,
+      defaultValueSerde,
+      supplier,
+      parent: (storeName) =>
+        this.repartitionRequired
+          ? this.builder.addRepartition(
+              this.nodeName,
+              this.groupedName ?? storeName,
+              {
+                keySerde: this.keySerde as AnySerde | undefined,
+                valueSerde: this.valueSerde as AnySerde | undefined,
+              },
+              true,
+            )
+          : this.nodeName,
+    });
   }
 }

@@ -1,10 +1,11 @@
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
+import { addAggregation } from './internals/aggregation.ts';
 import { changeSerde } from './internals/change.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { TableAggregateProcessor, TableReduceProcessor } from './internals/ktable-processors.ts';
-import { KTable } from './ktable.ts';
+import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 
 /**
@@ -81,28 +82,24 @@ export class KGroupedTable<K, V> {
     defaultValueSerde: Serde<VA> | undefined,
     supplier: (storeName: string) => () => TableAggregateProcessor | TableReduceProcessor,
   ): KTable<K, VA> {
-    const storeName = materialized.storeName ?? this.builder.newStoreName(prefix);
-    const name = this.builder.nameOr(materialized.name, prefix);
-    const keySerde = materialized.keySerde ?? this.keySerde;
-    const valueSerde = materialized.valueSerde ?? defaultValueSerde;
-    const source = this.builder.addRepartition(
-      this.nodeName,
-      this.groupedName ?? storeName,
-      {
-        keySerde: this.keySerde as AnySerde | undefined,
-        valueSerde: this.valueSerde as AnySerde | undefined,
-        valueSerdeWrapper: changeSerde,
-      },
-      false,
-    );
-    this.builder.addProcessor(name, supplier(storeName), [source]);
-    this.builder.addKeyValueStore(
-      storeName,
-      keySerde as AnySerde | undefined,
-      valueSerde as AnySerde | undefined,
-      materialized.loggingEnabled,
-      name,
-    );
-    return new KTable<K, VA>(this.builder, name, keySerde, valueSerde, storeName);
+    return addAggregation(this.builder, {
+      prefix,
+      materialized,
+      keySerde: this.keySerde,
+      defaultValueSerde,
+      supplier,
+      // Every table update travels as a change (old and new value) through the repartition topic.
+      parent: (storeName) =>
+        this.builder.addRepartition(
+          this.nodeName,
+          this.groupedName ?? storeName,
+          {
+            keySerde: this.keySerde as AnySerde | undefined,
+            valueSerde: this.valueSerde as AnySerde | undefined,
+            valueSerdeWrapper: changeSerde,
+          },
+          false,
+        ),
+    });
   }
 }
