@@ -1,4 +1,3 @@
-export type { SubtopologyTopics, TaskSpec } from './assignment.ts';
 export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-queries.ts';
 export {
   KafkaStreams,

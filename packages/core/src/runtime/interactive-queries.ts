@@ -99,8 +99,6 @@ export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnl
   };
 }
 
-export type { KeyValue };
-
 const MEMBERS_TTL_MS = 1_000;
 
 export class KeyQueryResolver {

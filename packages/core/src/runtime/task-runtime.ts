@@ -22,7 +22,7 @@ export interface TaskRuntimeDeps {
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
-export function taskDirectory(config: ResolvedConfig, taskId: string): string {
+function taskDirectory(config: ResolvedConfig, taskId: string): string {
   return join(config.stateDir, config.applicationId, taskId);
 }
 
