@@ -93,11 +93,20 @@ export class StreamsAdmin {
   }
 
   /** The end offset (next offset to be written) of each partition of the topics. */
-  async endOffsets(topics: string[]): Promise<TopicPartitionOffset[]> {
+  endOffsets(topics: string[]): Promise<TopicPartitionOffset[]> {
+    return this.topicOffsets(topics, 'high');
+  }
+
+  /** The log start offset (earliest offset still stored) of each partition of the topics. */
+  startOffsets(topics: string[]): Promise<TopicPartitionOffset[]> {
+    return this.topicOffsets(topics, 'low');
+  }
+
+  private async topicOffsets(topics: string[], which: 'low' | 'high'): Promise<TopicPartitionOffset[]> {
     const out: TopicPartitionOffset[] = [];
     for (const topic of topics) {
       for (const p of await this.admin.fetchTopicOffsets(topic)) {
-        out.push({ topic, partition: p.partition, offset: Number(p.high) });
+        out.push({ topic, partition: p.partition, offset: Number(p[which]) });
       }
     }
     return out;

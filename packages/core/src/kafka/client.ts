@@ -22,8 +22,13 @@ function pinoLogCreator(logger: Logger): logCreator {
 }
 
 export function createKafka(config: ResolvedConfig, clientIdSuffix = ''): Kafka {
-  // kafkajs' INFO lines (joins, connects) are routine; they go to pino's debug level.
-  const level = config.logger.isLevelEnabled('debug') ? logLevel.INFO : logLevel.WARN;
+  // kafkajs' INFO lines (joins, connects) are routine; they go to pino's debug level, and its
+  // DEBUG lines (every request) to trace.
+  const level = config.logger.isLevelEnabled('trace')
+    ? logLevel.DEBUG
+    : config.logger.isLevelEnabled('debug')
+      ? logLevel.INFO
+      : logLevel.WARN;
   return new Kafka({
     ...(config.kafkaClient as Partial<KafkaConfig>),
     clientId: `${config.clientId}${clientIdSuffix}`,

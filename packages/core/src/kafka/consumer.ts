@@ -40,6 +40,8 @@ export function toInputRecord(topic: string, partition: number, m: KafkaMessage)
 
 export class MainConsumer {
   private readonly consumer: Consumer;
+  /** Between a crash and kafkajs' restart of the consumer there is no group to pause or seek in. */
+  private restarting = false;
 
   constructor(kafka: Kafka, config: ResolvedConfig, assignor: AssignorOptions) {
     this.consumer = kafka.consumer({
@@ -59,11 +61,15 @@ export class MainConsumer {
 
   async start(topics: string[], handlers: ConsumerHandlers): Promise<void> {
     const { GROUP_JOIN, REBALANCING, CRASH } = this.consumer.events;
-    this.consumer.on(GROUP_JOIN, (e) =>
-      handlers.onAssignment(e.payload.memberId, e.payload.memberAssignment),
-    );
+    this.consumer.on(GROUP_JOIN, (e) => {
+      this.restarting = false;
+      handlers.onAssignment(e.payload.memberId, e.payload.memberAssignment);
+    });
     this.consumer.on(REBALANCING, () => handlers.onRebalancing());
-    this.consumer.on(CRASH, (e) => handlers.onCrash(e.payload.error, e.payload.restart));
+    this.consumer.on(CRASH, (e) => {
+      this.restarting = e.payload.restart;
+      handlers.onCrash(e.payload.error, e.payload.restart);
+    });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning: true });
     await this.consumer.run({
@@ -84,19 +90,33 @@ export class MainConsumer {
   }
 
   pause(partitions: Array<{ topic: string; partition: number }>): void {
-    if (partitions.length > 0) this.consumer.pause(group(partitions));
+    if (partitions.length > 0) this.whileRunning(() => this.consumer.pause(group(partitions)));
   }
 
   resume(partitions: Array<{ topic: string; partition: number }>): void {
-    if (partitions.length > 0) this.consumer.resume(group(partitions));
+    if (partitions.length > 0) this.whileRunning(() => this.consumer.resume(group(partitions)));
   }
 
   paused(): Array<{ topic: string; partitions: number[] }> {
-    return this.consumer.paused();
+    return this.restarting ? [] : this.consumer.paused();
   }
 
   seek(tp: TopicPartitionOffset): void {
-    this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(tp.offset) });
+    this.whileRunning(() =>
+      this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(tp.offset) }),
+    );
+  }
+
+  /**
+   * Skips the call while kafkajs restarts the consumer: the restart joins with a new member id, so
+   * the stream thread recreates every task, which pauses and seeks its partitions again.
+   */
+  private whileRunning(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      if (!this.restarting) throw error;
+    }
   }
 
   async commitOffsets(offsets: TopicPartitionOffset[]): Promise<void> {

@@ -1,7 +1,6 @@
 // Interactive queries: read the committed contents of a store across this instance's tasks, and
 // find which instance owns a key.
 import {
-  type KeyValue,
   type StoreSerde,
   TransactionalBuffer,
   TypedKeyValueStore,

@@ -15,6 +15,7 @@ import {
   type TaskProducer,
   TransactionalTaskProducer,
 } from '../kafka/producers.ts';
+import { isRetriableError } from '../kafka/retriable.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { Mutex } from './mutex.ts';
@@ -42,6 +43,13 @@ const MAX_BATCH_MS = 500;
 
 /** Consecutive failures of one task before the error goes to the uncaught exception handler. */
 const MAX_TASK_RETRIES = 5;
+
+/**
+ * How long task creation keeps retrying while the broker is unreachable (Kafka Streams'
+ * task.timeout.ms), and the pauses between tries.
+ */
+const TASK_CREATION_TIMEOUT_MS = 300_000;
+const TASK_CREATION_BACKOFF_MS = [500, 1_000, 2_000, 5_000];
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
@@ -370,7 +378,7 @@ export class StreamThread {
   }
 
   /** Creates, restores and starts tasks in the background while the consumer keeps heartbeating. */
-  private createTasks(ids: string[]): void {
+  private createTasks(ids: string[], attempt = 0, firstFailure?: number): void {
     if (ids.length === 0) return;
     const generation = this.generation;
     for (const id of ids) this.creating.add(id);
@@ -404,7 +412,25 @@ export class StreamThread {
           this.creating.delete(rt.id);
           await rt.close({ dirty: true });
         }
-        if (!this.closing) this.fatal(error);
+        if (this.closing) return;
+        const since = firstFailure ?? Date.now();
+        if (!isRetriableError(error) || Date.now() - since > TASK_CREATION_TIMEOUT_MS) {
+          this.fatal(error);
+          return;
+        }
+        // The broker is away or restarting: try again while the tasks are still ours.
+        const delay = TASK_CREATION_BACKOFF_MS[Math.min(attempt, TASK_CREATION_BACKOFF_MS.length - 1)]!;
+        this.log.warn({ err: error, tasks: ids, retryInMs: delay }, 'creating tasks failed; retrying');
+        setTimeout(
+          () =>
+            void this.mutex.run(() => {
+              const again = ids.filter(
+                (id) => this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id),
+              );
+              if (!this.closing) this.createTasks(again, attempt + 1, since);
+            }, 'recreate tasks'),
+          delay,
+        ).unref();
       }
     })();
   }

@@ -36,7 +36,6 @@ export class TaskRuntime {
   consecutiveFailures = 0;
   private readonly committed = new Map<string, number>();
   private readonly positions = new Map<string, number>();
-  private readonly firstSeen = new Map<string, number>();
   private readonly log: Logger;
 
   constructor(
@@ -88,25 +87,35 @@ export class TaskRuntime {
   async initialize(): Promise<void> {
     if (this.producer instanceof TransactionalTaskProducer) await this.producer.initialize();
     const topics = [...new Set(this.inputPartitions.map((p) => p.topic))];
-    const offsets = await this.deps.admin.committedOffsets(this.deps.config.applicationId, topics);
-    const mine = new Set(this.inputPartitions.map((p) => tpKey(p.topic, p.partition)));
-    for (const o of offsets) {
-      const key = tpKey(o.topic, o.partition);
-      if (mine.has(key) && o.offset >= 0) this.committed.set(key, o.offset);
+    const { admin, config } = this.deps;
+    this.setCommitted(await admin.committedOffsets(config.applicationId, topics));
+    if (this.committed.size < this.inputPartitions.length) {
+      // Never committed: start from the earliest offset (Kafka Streams' auto.offset.reset). The
+      // position must be explicit: the consumer's own position may be where an earlier owner of
+      // this task stopped without committing.
+      this.setCommitted(await admin.startOffsets(topics));
     }
     this.checkpoint = await this.task.initializeStores();
   }
 
-  /** Where the consumer must start: the committed offsets (none: kafkajs starts at the earliest). */
-  startPositions(): TopicPartitionOffset[] {
-    const out: TopicPartitionOffset[] = [];
-    for (const p of this.inputPartitions) {
-      const offset = this.committed.get(tpKey(p.topic, p.partition));
-      if (offset === undefined) continue;
-      this.positions.set(tpKey(p.topic, p.partition), offset);
-      out.push({ ...p, offset });
+  /** Takes the offsets of this task's input partitions that have none yet. */
+  private setCommitted(offsets: TopicPartitionOffset[]): void {
+    const mine = new Set(this.inputPartitions.map((p) => tpKey(p.topic, p.partition)));
+    for (const o of offsets) {
+      const key = tpKey(o.topic, o.partition);
+      if (mine.has(key) && o.offset >= 0 && !this.committed.has(key)) this.committed.set(key, o.offset);
     }
-    return out;
+  }
+
+  /** Where the consumer must start each input partition: the last commit, or the earliest offset. */
+  startPositions(): TopicPartitionOffset[] {
+    return this.inputPartitions.map((p) => {
+      const key = tpKey(p.topic, p.partition);
+      const offset = this.committed.get(key);
+      if (offset === undefined) throw new Error(`task ${this.id} has no start offset for ${key}`);
+      this.positions.set(key, offset);
+      return { ...p, offset };
+    });
   }
 
   position(key: string): number {
@@ -114,7 +123,6 @@ export class TaskRuntime {
   }
 
   advance(key: string, offset: number): void {
-    if (!this.firstSeen.has(key)) this.firstSeen.set(key, offset);
     this.positions.set(key, offset + 1);
   }
 
@@ -149,7 +157,6 @@ export class TaskRuntime {
   ): Promise<void> {
     await this.task.postCommit(changelogEnds);
     for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
-    this.firstSeen.clear();
     this.consecutiveFailures = 0;
   }
 
@@ -167,18 +174,9 @@ export class TaskRuntime {
     return ok;
   }
 
-  /** Where to seek after a rollback: the last commit, or where this task began reading. */
+  /** Where to seek after a rollback: the last commit (or the start, before the first commit). */
   rollbackPositions(): TopicPartitionOffset[] {
-    const out: TopicPartitionOffset[] = [];
-    for (const p of this.inputPartitions) {
-      const key = tpKey(p.topic, p.partition);
-      const offset = this.committed.get(key) ?? this.firstSeen.get(key);
-      if (offset === undefined) continue;
-      this.positions.set(key, offset);
-      out.push({ ...p, offset });
-    }
-    this.firstSeen.clear();
-    return out;
+    return this.startPositions();
   }
 
   async close({ dirty }: { dirty: boolean }): Promise<void> {

@@ -65,7 +65,17 @@ describe('exactly_once and a broker restart', () => {
       const seq = seqs.get(w) ?? [];
       return seq.length !== n || seq.some((c, i) => c !== i + 1);
     });
-    expect(wrong.slice(0, 5)).toEqual([]);
+    // On failure, say whether output is missing or repeated, and where the app's log is.
+    const diagnostics = JSON.stringify({
+      read: records.length,
+      expected: total,
+      wrong: wrong.slice(0, 3).map(([w, n]) => ({ word: w, n, seq: seqs.get(w)?.slice(-10) })),
+      alive: app.alive,
+      state: app.state,
+      metrics: app.latestMetrics(),
+      log: app.logFile,
+    });
+    expect(wrong.slice(0, 5), diagnostics).toEqual([]);
     expect(records.length).toBe(total);
     expect(app.alive).toBe(true);
   }, 420_000);

@@ -1,6 +1,8 @@
 // Runs fixtures/word-count-app.ts as a real child process, so tests can SIGKILL, SIGSTOP and
 // restart it, and collects the JSON events it reports.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleEntry } from '../../../../scripts/test/bundle.ts';
@@ -10,6 +12,7 @@ export async function prepareChildApp(): Promise<void> {
   script = await bundleEntry(join(import.meta.dirname, 'fixtures/word-count-app.ts'));
 }
 let script: string | undefined;
+let children = 0;
 
 export interface AppEvent {
   event: string;
@@ -32,8 +35,14 @@ export class ChildApp {
   private exited?: Promise<number | null>;
   private run = 0;
   stderr = '';
+  /** The child's whole log (all runs), kept on disk so that a failed test can point to it. */
+  readonly logFile: string;
 
-  constructor(readonly env: Record<string, string>) {}
+  constructor(readonly env: Record<string, string>) {
+    const dir = join(tmpdir(), 'kstreams-child-logs');
+    mkdirSync(dir, { recursive: true });
+    this.logFile = join(dir, `${env.APPLICATION_ID ?? 'app'}-${process.pid}-${++children}.log`);
+  }
 
   start(): this {
     const run = ++this.run;
@@ -53,6 +62,7 @@ export class ChildApp {
     });
     child.stderr!.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString()).slice(-20_000);
+      appendFileSync(this.logFile, d);
     });
     return this;
   }

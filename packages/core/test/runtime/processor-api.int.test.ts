@@ -2,15 +2,8 @@
 // (tasks, stores, changelog, commits) before the DSL's repartitioning comes into play.
 import { afterEach, describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
-import {
-  KafkaStreams,
-  type KeyValueStore,
-  type ProcessorContext,
-  Record,
-  Serdes,
-  Stores,
-  Topology,
-} from '../../src/index.ts';
+import { KafkaStreams } from '../../src/index.ts';
+import { countingTopology } from './fixtures/counting-topology.ts';
 import {
   lastCounts,
   produce,
@@ -26,32 +19,6 @@ const apps: KafkaStreams[] = [];
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((a) => a.close({ timeoutMs: 30_000 })));
 });
-
-function countingTopology(input: string, output: string): Topology {
-  return new Topology()
-    .addSource('in', input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .addProcessor(
-      'count',
-      () => {
-        let ctx!: ProcessorContext<string, number>;
-        let store!: KeyValueStore<string, number>;
-        return {
-          init(c: ProcessorContext<string, number>) {
-            ctx = c;
-            store = c.getStateStore<KeyValueStore<string, number>>('counts');
-          },
-          process(r: Record<string, string>) {
-            const next = (store.get(r.key) ?? 0) + 1;
-            store.put(r.key, next);
-            ctx.forward(new Record(r.key, next, r.timestamp));
-          },
-        };
-      },
-      'in',
-    )
-    .addStateStore(Stores.keyValueStoreBuilder('counts', Serdes.String(), Serdes.Long()), 'count')
-    .addSink('out', output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() }, 'count');
-}
 
 describe.each(['at_least_once', 'exactly_once'] as const)('Processor API count under %s', (guarantee) => {
   it('counts keys across 3 partitions, then continues after a restart', async () => {

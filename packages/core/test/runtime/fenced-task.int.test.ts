@@ -1,0 +1,70 @@
+// A task whose producer is fenced before the task ever committed: its replacement must start from
+// the earliest offset, not from where the consumer stood when the old task stopped. (Found in CI:
+// a broker restart aborted a young task's transaction by timeout, and the replacement skipped the
+// records whose output had been aborted.)
+import { afterEach, describe, expect, it } from 'vitest';
+import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
+import { KafkaStreams } from '../../src/index.ts';
+import { countingTopology } from './fixtures/counting-topology.ts';
+import { produce, readTopic, tempStateDir, testBrokers, uniqueName, waitFor } from './kafka-helpers.ts';
+
+const topics = topicsForThisFile();
+const apps: KafkaStreams[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((a) => a.close({ timeoutMs: 30_000 })));
+});
+
+const KEYS = ['a', 'b', 'c', 'd'];
+const records = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ key: KEYS[i % KEYS.length]!, value: 'x' }));
+
+/** Takes over a transactional id the way a new owner of the task would: the old producer is fenced. */
+async function fence(transactionalId: string): Promise<void> {
+  const producer = testKafka().producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const t = await producer.transaction();
+  await t.abort();
+  await producer.disconnect();
+}
+
+describe('exactly_once, a task fenced before its first commit', () => {
+  it('starts again from the earliest offset and the output stays exact', async () => {
+    const input = await topics.create('fence-in', 1);
+    const output = await topics.create('fence-out', 1);
+    const applicationId = uniqueName('fence-app');
+    topics.cleanUpPrefix(applicationId);
+    await produce(input, records(200));
+
+    const app = new KafkaStreams(countingTopology(input, output), {
+      applicationId,
+      brokers: testBrokers(),
+      processingGuarantee: 'exactly_once',
+      // No commit comes due during the test: everything processed stays in the open transaction.
+      commitIntervalMs: 60_000,
+      producer: { transactionTimeoutMs: 120_000 },
+      stateDir: tempStateDir(),
+      logger: 'warn',
+    });
+    apps.push(app);
+    await app.start();
+    await waitFor(
+      () => app.metrics().processedRecords >= 200,
+      60_000,
+      'the first 200 records to be processed',
+    );
+    expect(app.metrics().commits).toBe(0);
+
+    await fence(`${applicationId}-0_0`);
+    await produce(input, records(100));
+    await waitFor(() => app.metrics().fencedTasks >= 1, 60_000, 'the task to notice it is fenced');
+    // The replacement processes all 300 records again, from offset 0.
+    await waitFor(() => app.metrics().processedRecords >= 200 + 300, 60_000, 'the replacement to catch up');
+    await app.close({ timeoutMs: 30_000 });
+
+    const out = await readTopic(output, (r) => r.length >= 300, { timeoutMs: 30_000, settleMs: 1_000 });
+    const seqs = new Map<string, number[]>();
+    for (const r of out) seqs.set(r.key, [...(seqs.get(r.key) ?? []), Number(r.value.readBigInt64BE(0))]);
+    const expected = Array.from({ length: 75 }, (_, i) => i + 1);
+    for (const key of KEYS) expect(seqs.get(key), `counts of ${key}`).toEqual(expected);
+  });
+});
