@@ -1,10 +1,6 @@
 // Interactive queries: read the committed contents of a store across this instance's tasks, and
 // find which instance owns a key.
-import {
-  type StoreSerde,
-  TransactionalBuffer,
-  TypedKeyValueStore,
-} from '@kstreams/state-store';
+import { type StoreSerde, TransactionalBuffer, TypedKeyValueStore } from '@kstreams/state-store';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';

@@ -192,7 +192,9 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       await this.admin.disconnect().catch(() => {});
       this.setState('ERROR');
     })();
-    this.emit('error', error);
+    // An 'error' event without a listener would throw (and end the process); the ERROR state and
+    // `app.error` already tell the user, as in Kafka Streams.
+    if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
   /**
