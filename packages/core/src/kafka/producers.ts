@@ -36,6 +36,20 @@ const FENCED = new Set([
   'INVALID_PRODUCER_ID_MAPPING',
 ]);
 
+/**
+ * The commit request failed, but the coordinator may have committed anyway (the response was lost
+ * with the connection). The task must not trust its own idea of the last commit: it is rebuilt
+ * from what Kafka says (committed offsets, changelog).
+ */
+export class CommitOutcomeUnknownError extends Error {
+  constructor(transactionalId: string, cause: unknown) {
+    super(`the commit of transaction ${transactionalId} failed; it may or may not have been committed`, {
+      cause,
+    });
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
 /** True when the error means another producer took over this transactional id. */
 export function isFencedError(err: unknown): boolean {
   for (let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined; e; ) {
@@ -224,7 +238,11 @@ export class TransactionalTaskProducer implements TaskProducer {
         topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
       });
     }
-    await t.commit();
+    try {
+      await t.commit();
+    } catch (error) {
+      throw new CommitOutcomeUnknownError(this.transactionalId, error);
+    }
     this.transaction = undefined;
   }
 

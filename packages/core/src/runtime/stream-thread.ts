@@ -10,6 +10,7 @@ import { DeserializationError } from '../errors.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
 import {
+  CommitOutcomeUnknownError,
   isFencedError,
   SharedProducer,
   type TaskProducer,
@@ -239,7 +240,7 @@ export class StreamThread {
       { err: error, taskId: rt.id, ...record, fenced },
       'task failed; rolling back to its last commit',
     );
-    await this.rollback(rt, fenced);
+    await this.rollback(rt, fenced, error instanceof CommitOutcomeUnknownError);
     if (error instanceof DeserializationError) {
       this.fatal(error);
       return;
@@ -256,12 +257,13 @@ export class StreamThread {
     }
   }
 
-  private async rollback(rt: TaskRuntime, fenced: boolean): Promise<void> {
+  private async rollback(rt: TaskRuntime, fenced: boolean, rebuild: boolean): Promise<void> {
     this.deps.metrics.rollbacks++;
     const ok = await rt.rollback();
-    if (fenced || !ok) {
-      // The task's producer is dead (fenced: another instance owns the task now). Close it
-      // without committing; the group's next assignment decides whether it comes back.
+    if (fenced || !ok || rebuild) {
+      // The task's producer is dead (fenced: another instance owns the task now), or its last
+      // commit may have gone through after all. Close it without committing and let a new task
+      // start from what Kafka holds; the group's next assignment decides whether it comes back.
       if (fenced) this.deps.metrics.fencedTasks++;
       await rt.close({ dirty: true });
       this.tasks.delete(rt.id);
