@@ -5,7 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
 import { ChildApp, prepareChildApp } from './child-app.ts';
-import { produce, readTopic, tempStateDir, uniqueName, waitFor } from './kafka-helpers.ts';
+import { countSequences, produce, readTopic, tempStateDir, uniqueName, waitFor } from './kafka-helpers.ts';
 import { countWords, makeLines } from './text-fixtures.ts';
 
 const opts = brokerOptions({ ...process.env, KAFKA_PORT: '19492' });
@@ -62,8 +62,7 @@ describe('exactly_once and a broker restart', () => {
     const truth = countWords(lines);
     const total = [...truth.values()].reduce((a, b) => a + b, 0);
     const records = await readTopic(output, (r) => r.length >= total, { timeoutMs: 240_000, kafka });
-    const seqs = new Map<string, number[]>();
-    for (const r of records) seqs.set(r.key, [...(seqs.get(r.key) ?? []), Number(r.value.readBigInt64BE(0))]);
+    const seqs = countSequences(records);
     const wrong = [...truth].filter(([w, n]) => {
       const seq = seqs.get(w) ?? [];
       return seq.length !== n || seq.some((c, i) => c !== i + 1);

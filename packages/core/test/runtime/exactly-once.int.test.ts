@@ -7,7 +7,15 @@ import { readCheckpoint } from '@kstreams/state-store';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { ChildApp, prepareChildApp } from './child-app.ts';
-import { produce, type ReadRecord, readTopic, testBrokers, uniqueName, waitFor } from './kafka-helpers.ts';
+import {
+  countSequences,
+  produce,
+  type ReadRecord,
+  readTopic,
+  testBrokers,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
 import { countWords, makeLines, prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
@@ -53,20 +61,9 @@ function instance(s: Setup, env: Record<string, string> = {}): ChildApp {
   return app;
 }
 
-/** Per word, the counts in the order a read_committed reader saw them. */
-function sequences(records: ReadRecord[]): Map<string, number[]> {
-  const seqs = new Map<string, number[]>();
-  for (const r of records) {
-    const list = seqs.get(r.key) ?? [];
-    list.push(Number(r.value.readBigInt64BE(0)));
-    seqs.set(r.key, list);
-  }
-  return seqs;
-}
-
 /** Every word's counts are exactly 1, 2, …, n with n the true count: no repeat, no gap, no loss. */
 function expectExact(records: ReadRecord[], truth: Map<string, number>) {
-  const seqs = sequences(records);
+  const seqs = countSequences(records);
   const wrong: string[] = [];
   for (const [word, n] of truth) {
     const seq = seqs.get(word) ?? [];

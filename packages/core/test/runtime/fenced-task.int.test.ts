@@ -6,7 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
-import { produce, readTopic, tempStateDir, testBrokers, uniqueName, waitFor } from './kafka-helpers.ts';
+import {
+  countSequences,
+  produce,
+  readTopic,
+  tempStateDir,
+  testBrokers,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
 const apps: KafkaStreams[] = [];
@@ -62,8 +70,7 @@ describe('exactly_once, a task fenced before its first commit', () => {
     await app.close({ timeoutMs: 30_000 });
 
     const out = await readTopic(output, (r) => r.length >= 300, { timeoutMs: 30_000, settleMs: 1_000 });
-    const seqs = new Map<string, number[]>();
-    for (const r of out) seqs.set(r.key, [...(seqs.get(r.key) ?? []), Number(r.value.readBigInt64BE(0))]);
+    const seqs = countSequences(out);
     const expected = Array.from({ length: 75 }, (_, i) => i + 1);
     for (const key of KEYS) expect(seqs.get(key), `counts of ${key}`).toEqual(expected);
   });

@@ -81,6 +81,17 @@ export async function readTopic(
   return records;
 }
 
+/** Per key, the 64-bit counts in the order a reader saw them (an exact run shows 1..n). */
+export function countSequences(records: ReadRecord[]): Map<string, number[]> {
+  const seqs = new Map<string, number[]>();
+  for (const r of records) {
+    const list = seqs.get(r.key) ?? [];
+    list.push(Number(r.value.readBigInt64BE(0)));
+    seqs.set(r.key, list);
+  }
+  return seqs;
+}
+
 /** The last value per key, with values read as 8-byte big-endian counts. */
 export function lastCounts(records: ReadRecord[]): Map<string, number> {
   const out = new Map<string, number>();

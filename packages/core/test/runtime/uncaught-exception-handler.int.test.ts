@@ -5,7 +5,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams, type StreamThreadExceptionResponse } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
-import { produce, readTopic, tempStateDir, testBrokers, uniqueName, waitFor } from './kafka-helpers.ts';
+import {
+  countSequences,
+  produce,
+  readTopic,
+  tempStateDir,
+  testBrokers,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
 const apps: KafkaStreams[] = [];
@@ -61,9 +69,7 @@ describe('uncaught exception handler', () => {
     expect(handled).toHaveLength(1);
     expect(handled[0]).toMatch(/failed 6 times in a row.*boom #6/);
     expect(app.state).toBe('RUNNING');
-    const counts = new Map<string, number[]>();
-    for (const r of records)
-      counts.set(r.key, [...(counts.get(r.key) ?? []), Number(r.value.readBigInt64BE(0))]);
+    const counts = countSequences(records);
     expect(counts.get('a')).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(counts.get('b')).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
     expect(counts.get('c')).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
