@@ -21,6 +21,10 @@ interface Instance {
   exited: Promise<number | null>;
 }
 
+function logsOf(instances: Instance[]): string {
+  return `--- instance logs ---\n${instances.map((i) => i.output.join('')).join('\n')}`;
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -99,10 +103,12 @@ describe('word-count: two instances answer interactive queries', () => {
     topics.cleanUpPrefix(applicationId);
     const ports = [await freePort(), await freePort()];
     instances.push(startInstance(0, ports[0]!), startInstance(1, ports[1]!));
+    // RUNNING, not just healthy (REBALANCING answers too): the second instance is RUNNING only
+    // once it has joined the group and got its half of the tasks, which the test relies on.
     for (const instance of instances) {
-      await eventually(`instance on port ${instance.port} healthy`, 90_000, async () => {
+      await eventually(`instance on port ${instance.port} RUNNING`, 120_000, async () => {
         const health = await getJson(instance.port, '/health');
-        return health.status === 200 ? health : undefined;
+        return health.body.status === 'RUNNING' ? health : undefined;
       });
     }
     const lines: string[] = [];
@@ -137,16 +143,14 @@ describe('word-count: two instances answer interactive queries', () => {
           const r = await getJson(instance.port, `/counts/${word}`);
           return r.status === 200 && r.body.count === count ? r : undefined;
         }).catch((error) => {
-          throw new Error(
-            `${error.message}\n--- instance logs ---\n${instances.map((i) => i.output.join('')).join('\n')}`,
-          );
+          throw new Error(`${error.message}\n${logsOf(instances)}`);
         });
         expect(reply.body).toMatchObject({ word, count });
         owners.add(reply.body.host);
       }
     }
     // Both instances own some of the words, so both answered some requests by forwarding.
-    expect(owners).toEqual(new Set(instances.map((i) => `127.0.0.1:${i.port}`)));
+    expect(owners, logsOf(instances)).toEqual(new Set(instances.map((i) => `127.0.0.1:${i.port}`)));
   });
 
   it('a word that is not in the text is a 404 with a JSON body on both instances', async () => {
