@@ -48,7 +48,7 @@ export interface MemberState {
 /**
  * Balanced and sticky: every member gets ⌊T/M⌋ or ⌈T/M⌉ tasks; a member keeps the tasks it
  * already owns as far as that balance allows, so state stays where it was built; the rest go to
- * the least loaded members, in an order that spreads each sub-topology's tasks across members.
+ * the members with the fewest tasks of the same sub-topology, then the least loaded.
  */
 export function assignTasks(taskIds: string[], members: MemberState[]): Map<string, string[]> {
   const result = new Map<string, string[]>();
@@ -71,14 +71,31 @@ export function assignTasks(taskIds: string[], members: MemberState[]): Map<stri
       if (remaining.has(task) && capacity(result.get(m.memberId)!.length)) take(m.memberId, task);
     }
   }
-  for (const task of [...remaining].sort(byPartitionThenSubtopology)) {
+  // Each sub-topology is spread over the members on its own: balancing only the totals could give
+  // one member all the stateless tasks and another all the stateful ones (and all the queries).
+  const load = (memberId: string, sub?: string) =>
+    result.get(memberId)!.filter((t) => sub === undefined || subtopologyOf(t) === sub).length;
+  for (const task of [...remaining].sort(bySubtopologyThenPartition)) {
+    const sub = subtopologyOf(task);
     const target = sorted
       .filter((m) => capacity(result.get(m.memberId)!.length))
-      .sort((a, b) => result.get(a.memberId)!.length - result.get(b.memberId)!.length)[0];
+      .sort(
+        (a, b) => load(a.memberId, sub) - load(b.memberId, sub) || load(a.memberId) - load(b.memberId),
+      )[0];
     if (!target) throw new Error(`no member has room for task ${task}: assignment arithmetic is broken`);
     take(target.memberId, task);
   }
   return result;
+}
+
+function subtopologyOf(task: string): string {
+  return task.slice(0, task.indexOf('_'));
+}
+
+function bySubtopologyThenPartition(a: string, b: string): number {
+  const [sa, pa] = a.split('_').map(Number) as [number, number];
+  const [sb, pb] = b.split('_').map(Number) as [number, number];
+  return sa - sb || pa - pb;
 }
 
 function byPartitionThenSubtopology(a: string, b: string): number {

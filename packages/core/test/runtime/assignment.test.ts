@@ -49,6 +49,29 @@ describe('assignTasks', () => {
     expect(new Set(plan.get('b')!.map((t) => t.split('_')[0]))).toEqual(new Set(['0', '1']));
   });
 
+  it('spreads each sub-topology over the members, not only the totals', () => {
+    for (const [subs, width, members] of [
+      [2, 4, 2],
+      [2, 4, 3],
+      [3, 5, 2],
+      [3, 6, 4],
+    ] as const) {
+      const tasks = Array.from({ length: subs }, (_, s) => ids(width, s)).flat();
+      const plan = assignTasks(
+        tasks,
+        Array.from({ length: members }, (_, i) => ({ memberId: `m${i}`, ownedTasks: [] })),
+      );
+      expect([...plan.values()].flat().sort()).toEqual([...tasks].sort());
+      for (let s = 0; s < subs; s++) {
+        const perMember = [...plan.values()].map((list) => list.filter((t) => t.startsWith(`${s}_`)).length);
+        expect(
+          Math.max(...perMember) - Math.min(...perMember),
+          `sub-topology ${s} of ${subs}x${width} over ${members}`,
+        ).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+
   it('hands a dead member’s tasks to the survivors without moving the survivors’ own', () => {
     const tasks = ids(6);
     const plan = assignTasks(tasks, [
