@@ -29,13 +29,6 @@ export interface TaskProducer {
   close(): Promise<void>;
 }
 
-const FENCED = new Set([
-  'INVALID_PRODUCER_EPOCH',
-  'PRODUCER_FENCED',
-  'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
-  'INVALID_PRODUCER_ID_MAPPING',
-]);
-
 /**
  * The commit request failed, but the coordinator may have committed anyway (the response was lost
  * with the connection). The task must not trust its own idea of the last commit: it is rebuilt
@@ -48,16 +41,6 @@ export class CommitOutcomeUnknownError extends Error {
     });
     this.name = 'CommitOutcomeUnknownError';
   }
-}
-
-/** True when the error means another producer took over this transactional id. */
-export function isFencedError(err: unknown): boolean {
-  for (let e = err as { type?: string; cause?: unknown; originalError?: unknown } | undefined; e; ) {
-    if (e.type && FENCED.has(e.type)) return true;
-    if (/fenced|epoch/i.test(String((e as Error).message ?? ''))) return true;
-    e = (e.originalError ?? e.cause) as typeof e;
-  }
-  return false;
 }
 
 function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: Message[] }> {

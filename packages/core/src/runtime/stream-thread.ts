@@ -9,14 +9,13 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import { DeserializationError } from '../errors.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+import { isFencedError, isRetriableError } from '../kafka/error-kinds.ts';
 import {
   CommitOutcomeUnknownError,
-  isFencedError,
   SharedProducer,
   type TaskProducer,
   TransactionalTaskProducer,
 } from '../kafka/producers.ts';
-import { isRetriableError } from '../kafka/retriable.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { Mutex } from './mutex.ts';
