@@ -43,3 +43,19 @@ export function isRetriableError(err: unknown): boolean {
   }
   return false;
 }
+
+const PRODUCER_STATE = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'DUPLICATE_SEQUENCE_NUMBER',
+  'UNKNOWN_PRODUCER_ID',
+  'INVALID_TXN_STATE',
+]);
+
+/**
+ * The broker and the producer disagree on the producer's sequence numbers or transaction state:
+ * only a new producer (a fresh epoch) gets out of it.
+ */
+export function isProducerStateError(err: unknown): boolean {
+  for (const e of causeChain(err)) if (e.type && PRODUCER_STATE.has(e.type)) return true;
+  return false;
+}

@@ -29,20 +29,6 @@ export interface TaskProducer {
   close(): Promise<void>;
 }
 
-/**
- * The commit request failed, but the coordinator may have committed anyway (the response was lost
- * with the connection). The task must not trust its own idea of the last commit: it is rebuilt
- * from what Kafka says (committed offsets, changelog).
- */
-export class CommitOutcomeUnknownError extends Error {
-  constructor(transactionalId: string, cause: unknown) {
-    super(`the commit of transaction ${transactionalId} failed; it may or may not have been committed`, {
-      cause,
-    });
-    this.name = 'CommitOutcomeUnknownError';
-  }
-}
-
 function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: Message[] }> {
   const byTopic = new Map<string, Message[]>();
   for (const r of records) {
@@ -221,11 +207,7 @@ export class TransactionalTaskProducer implements TaskProducer {
         topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
       });
     }
-    try {
-      await t.commit();
-    } catch (error) {
-      throw new CommitOutcomeUnknownError(this.transactionalId, error);
-    }
+    await t.commit();
     this.transaction = undefined;
   }
 

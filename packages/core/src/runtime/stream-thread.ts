@@ -9,13 +9,8 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import { DeserializationError } from '../errors.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
-import { isFencedError, isRetriableError } from '../kafka/error-kinds.ts';
-import {
-  CommitOutcomeUnknownError,
-  SharedProducer,
-  type TaskProducer,
-  TransactionalTaskProducer,
-} from '../kafka/producers.ts';
+import { isFencedError, isProducerStateError, isRetriableError } from '../kafka/error-kinds.ts';
+import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { Mutex } from './mutex.ts';
@@ -199,7 +194,7 @@ export class StreamThread {
         const r = rt.task.process(record);
         if (r) await r;
       } catch (error) {
-        await this.onTaskError(rt, error, record);
+        await this.onTaskError(rt, error, 'processing', record);
         return;
       }
       rt.advance(key, offset);
@@ -223,23 +218,38 @@ export class StreamThread {
       await rt.flush();
       return true;
     } catch (error) {
-      await this.onTaskError(rt, error);
+      await this.onTaskError(rt, error, 'producer');
       return false;
     }
   }
 
   /** A processor threw or a send failed: roll the task back to its last commit and go on. */
+  /**
+   * @param where `processing`: a processor (or a serde) threw; `producer`: a send or a commit
+   * failed.
+   */
   private async onTaskError(
     rt: TaskRuntime,
     error: unknown,
+    where: 'processing' | 'producer',
     record?: { topic: string; partition: number; offset: number },
   ) {
     const fenced = isFencedError(error);
     this.log.warn(
-      { err: error, taskId: rt.id, ...record, fenced },
+      { err: error, taskId: rt.id, ...record, fenced, where },
       'task failed; rolling back to its last commit',
     );
-    await this.rollback(rt, fenced, error instanceof CommitOutcomeUnknownError);
+    // Under exactly_once a send or commit that failed on the way (connection lost, broker away)
+    // or on the producer's state leaves the producer in a state it cannot know: the commit may
+    // have gone through with its response lost, and the broker may hold records whose acks never
+    // came, so kafkajs' sequence numbers no longer match the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER
+    // on every later send, seen after a broker restart). The task is rebuilt with a new producer,
+    // from what Kafka holds. Other errors (a record too large) roll back in place and count.
+    const rebuild =
+      where === 'producer' &&
+      this.deps.config.exactlyOnce &&
+      (isRetriableError(error) || isProducerStateError(error));
+    await this.rollback(rt, fenced, rebuild);
     if (error instanceof DeserializationError) {
       this.fatal(error);
       return;
@@ -248,9 +258,7 @@ export class StreamThread {
       this.fatal(
         new Error(
           `task ${rt.id} failed ${rt.consecutiveFailures} times in a row; last error: ${String(error)}`,
-          {
-            cause: error,
-          },
+          { cause: error },
         ),
       );
     }
@@ -260,35 +268,20 @@ export class StreamThread {
     this.deps.metrics.rollbacks++;
     const ok = await rt.rollback();
     if (fenced || !ok || rebuild) {
-      // The task's producer is dead (fenced: another instance owns the task now), or its last
-      // commit may have gone through after all. Close it without committing and let a new task
-      // start from what Kafka holds; the group's next assignment decides whether it comes back.
+      // The task's producer is dead (fenced: another instance owns the task now) or in an
+      // unknown state. Close it without committing and let a new task start from what Kafka
+      // holds; the group's next assignment decides whether it comes back.
       if (fenced) this.deps.metrics.fencedTasks++;
       await rt.close({ dirty: true });
       this.tasks.delete(rt.id);
       this.consumer.pause(rt.inputPartitions);
-      if (this.assigned.has(rt.id)) {
-        // Still ours by the last assignment we saw. If another instance fenced us from a stale
-        // view of the group, it learns so at its next heartbeat; try again after a pause rather
-        // than wait for a rebalance that may never come.
-        const generation = this.generation;
-        setTimeout(
-          () =>
-            void this.mutex.run(() => {
-              if (
-                this.generation === generation &&
-                this.assigned.has(rt.id) &&
-                !this.tasks.has(rt.id) &&
-                !this.creating.has(rt.id)
-              )
-                this.createTasks([rt.id]);
-            }, 'recreate task'),
-          fenced ? 2_000 : 0,
-        ).unref();
-      }
+      // If it is still ours by the last assignment we saw: when another instance fenced us from
+      // a stale view of the group, it learns so at its next heartbeat; try again after a pause
+      // rather than wait for a rebalance that may never come.
+      this.createLater([rt.id], fenced ? 2_000 : 0);
       return;
     }
-    for (const tp of rt.rollbackPositions()) this.consumer.seek(tp);
+    for (const tp of rt.startPositions()) this.consumer.seek(tp);
   }
 
   private async commitAll(reason: string): Promise<void> {
@@ -310,7 +303,7 @@ export class StreamThread {
       await rt.commitTransaction(this.deps.config.applicationId);
       this.deps.metrics.commits++;
     } catch (error) {
-      await this.onTaskError(rt, error);
+      await this.onTaskError(rt, error, 'producer');
     }
   }
 
@@ -320,7 +313,7 @@ export class StreamThread {
       try {
         sent.set(rt, await rt.sendForCommit());
       } catch (error) {
-        await this.onTaskError(rt, error);
+        await this.onTaskError(rt, error, 'producer');
       }
     }
     const ready = due.filter((t) => sent.has(t));
@@ -396,8 +389,7 @@ export class StreamThread {
             if (this.closing || !this.assigned.has(rt.id) || this.generation !== generation) {
               // Revoked while restoring; a newer assignment creates it again if it is ours.
               await rt.close({ dirty: true });
-              if (!this.closing && this.assigned.has(rt.id) && !this.tasks.has(rt.id))
-                this.createTasks([rt.id]);
+              if (!this.closing && this.missing(rt.id)) this.createTasks([rt.id]);
               continue;
             }
             for (const tp of rt.startPositions()) this.consumer.seek(tp);
@@ -422,18 +414,30 @@ export class StreamThread {
         // The broker is away or restarting: try again while the tasks are still ours.
         const delay = TASK_CREATION_BACKOFF_MS[Math.min(attempt, TASK_CREATION_BACKOFF_MS.length - 1)]!;
         this.log.warn({ err: error, tasks: ids, retryInMs: delay }, 'creating tasks failed; retrying');
-        setTimeout(
-          () =>
-            void this.mutex.run(() => {
-              const again = ids.filter(
-                (id) => this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id),
-              );
-              if (!this.closing) this.createTasks(again, attempt + 1, since);
-            }, 'recreate tasks'),
-          delay,
-        ).unref();
+        this.createLater(ids, delay, attempt + 1, since);
       }
     })();
+  }
+
+  /** Assigned to us by the last assignment, but neither running nor being created. */
+  private missing(id: string): boolean {
+    return this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id);
+  }
+
+  /** After `delayMs`, creates those of `ids` that are still missing. */
+  private createLater(ids: string[], delayMs: number, attempt = 0, firstFailure?: number): void {
+    setTimeout(
+      () =>
+        void this.mutex.run(() => {
+          if (!this.closing)
+            this.createTasks(
+              ids.filter((id) => this.missing(id)),
+              attempt,
+              firstFailure,
+            );
+        }, 'recreate tasks'),
+      delayMs,
+    ).unref();
   }
 
   private taskDeps(): TaskRuntimeDeps {

@@ -107,7 +107,10 @@ export class TaskRuntime {
     }
   }
 
-  /** Where the consumer must start each input partition: the last commit, or the earliest offset. */
+  /**
+   * Where the consumer must start each input partition, and go back to after a rollback: the last
+   * commit, or the earliest offset before the first commit.
+   */
   startPositions(): TopicPartitionOffset[] {
     return this.inputPartitions.map((p) => {
       const key = tpKey(p.topic, p.partition);
@@ -172,11 +175,6 @@ export class TaskRuntime {
     }
     this.task.rollback();
     return ok;
-  }
-
-  /** Where to seek after a rollback: the last commit (or the start, before the first commit). */
-  rollbackPositions(): TopicPartitionOffset[] {
-    return this.startPositions();
   }
 
   async close({ dirty }: { dirty: boolean }): Promise<void> {
