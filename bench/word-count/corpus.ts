@@ -2,25 +2,8 @@
 // Zipf-like word distribution, from a seeded PRNG, so that every run (and every app in a run)
 // sees the same words and the expected counts are known exactly.
 
-/** The word-count split, shared by the hand-written app and the expected counts. */
-export function splitWords(line: string): string[] {
-  return line
-    .toLowerCase()
-    .split(/\W+/)
-    .filter((w) => w.length > 0);
-}
-
-/** mulberry32: small, fast, and good enough to draw words from. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../packages/core/test/runtime/text-fixtures.ts';
+import { wordsOf } from '../../packages/examples/src/word-count/words.ts';
 
 // The most frequent English words, most frequent first; the long tail is made of syllables.
 const COMMON = `the of and to a in is it you that he was for on are with as i his they be at one have
@@ -137,7 +120,7 @@ export interface CorpusOptions {
  * stop at the end, so that the split has real work to do (case folding, punctuation).
  */
 export function generateLines(opts: CorpusOptions): string[] {
-  const random = seededRandom(opts.seed);
+  const random = prng(opts.seed);
   const words = vocabulary(opts.vocabularySize ?? 10_000, random);
   const draw = zipfSampler(words.length, 1.0, random);
   const mean = opts.meanWords ?? 8;
@@ -165,7 +148,7 @@ export function countWords(lines: readonly string[]): ExpectedCounts {
   const counts = new Map<string, number>();
   let totalWords = 0;
   for (const line of lines) {
-    for (const w of splitWords(line)) {
+    for (const w of wordsOf(line)) {
       counts.set(w, (counts.get(w) ?? 0) + 1);
       totalWords++;
     }

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCheckpoint } from '@kstreams/state-store';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { ChildApp, prepareChildApp } from './child-app.ts';
 import {
@@ -12,6 +12,7 @@ import {
   produce,
   type ReadRecord,
   readTopic,
+  stopAfterEach,
   testBrokers,
   uniqueName,
   waitFor,
@@ -19,11 +20,8 @@ import {
 import { countWords, makeLines, prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
-const children: ChildApp[] = [];
+const children = stopAfterEach((child: ChildApp) => child.kill());
 beforeAll(prepareChildApp);
-afterEach(async () => {
-  await Promise.all(children.splice(0).map((c) => c.kill()));
-});
 
 interface Setup {
   input: string;

@@ -2,7 +2,7 @@
 // the earliest offset, not from where the consumer stood when the old task stopped. (Found in CI:
 // a broker restart aborted a young task's transaction by timeout, and the replacement skipped the
 // records whose output had been aborted.)
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
@@ -10,6 +10,7 @@ import {
   countSequences,
   produce,
   readTopic,
+  stopAfterEach,
   tempStateDir,
   testBrokers,
   uniqueName,
@@ -17,10 +18,7 @@ import {
 } from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
-const apps: KafkaStreams[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close({ timeoutMs: 30_000 })));
-});
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 
 const KEYS = ['a', 'b', 'c', 'd'];
 const records = (n: number) =>

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
+import { afterEach } from 'vitest';
 import { testBrokers, testKafka, uniqueName } from '../../../../scripts/test/kafka.ts';
 
 export { testBrokers, testKafka, uniqueName };
@@ -110,4 +111,16 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/**
+ * The things a test file's tests start (apps, child processes), stopped after each test so that a
+ * failing test leaves nothing running. Call at the top of the file; push what each test starts.
+ */
+export function stopAfterEach<T>(stop: (item: T) => Promise<unknown>): T[] {
+  const items: T[] = [];
+  afterEach(async () => {
+    await Promise.all(items.splice(0).map(stop));
+  });
+  return items;
 }

@@ -1,6 +1,6 @@
 // A keyed count written with the Processor API, on the real broker: the runtime's basic loop
 // (tasks, stores, changelog, commits) before the DSL's repartitioning comes into play.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
@@ -8,6 +8,7 @@ import {
   lastCounts,
   produce,
   readTopic,
+  stopAfterEach,
   tempStateDir,
   testBrokers,
   uniqueName,
@@ -15,10 +16,7 @@ import {
 } from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
-const apps: KafkaStreams[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close({ timeoutMs: 30_000 })));
-});
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 
 describe.each(['at_least_once', 'exactly_once'] as const)('Processor API count under %s', (guarantee) => {
   it('counts keys across 3 partitions, then continues after a restart', async () => {

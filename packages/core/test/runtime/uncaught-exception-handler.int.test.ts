@@ -1,7 +1,7 @@
 // The uncaught exception handler decides what a stream thread's fatal error does: REPLACE_THREAD
 // starts a new thread that resumes from the last commit; the default, SHUTDOWN_CLIENT, stops the
 // app in ERROR. A task that fails more than 5 times in a row is such a fatal error.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams, type StreamThreadExceptionResponse } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
@@ -9,6 +9,7 @@ import {
   countSequences,
   produce,
   readTopic,
+  stopAfterEach,
   tempStateDir,
   testBrokers,
   uniqueName,
@@ -16,10 +17,7 @@ import {
 } from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
-const apps: KafkaStreams[] = [];
-afterEach(async () => {
-  await Promise.all(apps.splice(0).map((a) => a.close({ timeoutMs: 30_000 })));
-});
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 
 /** Input: 90 records over keys a, b, c, with one 'boom' record for key b in the middle. */
 const INPUT = Array.from({ length: 91 }, (_, i) =>

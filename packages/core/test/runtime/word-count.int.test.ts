@@ -1,7 +1,7 @@
 // The runtime on the real broker under at_least_once: word count over 4 partitions, restarts,
 // restores, scale-out with a SIGKILL, and records that cannot be deserialized.
 import { rmSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { DeserializationError, KafkaStreams, type StreamsConfig } from '../../src/index.ts';
 import { ChildApp, prepareChildApp } from './child-app.ts';
@@ -10,6 +10,7 @@ import {
   lastCounts,
   produce,
   readTopic,
+  stopAfterEach,
   tempStateDir,
   testBrokers,
   testKafka,
@@ -19,13 +20,9 @@ import {
 import { countWords, makeLines } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
-const apps: KafkaStreams[] = [];
-const children: ChildApp[] = [];
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
+const children = stopAfterEach((child: ChildApp) => child.kill());
 beforeAll(prepareChildApp);
-afterEach(async () => {
-  await Promise.all(children.splice(0).map((c) => c.kill()));
-  await Promise.all(apps.splice(0).map((a) => a.close({ timeoutMs: 30_000 })));
-});
 
 async function setUp(name: string) {
   const input = await topics.create(`${name}-in`, 4);
