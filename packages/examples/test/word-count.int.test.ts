@@ -1,7 +1,7 @@
 // Two instances of the word-count app as child processes, sharing one application id: every
 // word's count is right on either instance, whichever of them owns the word.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { wordsOf } from '../src/word-count/words.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const LINES = 1_500;
+const LOG_DIR = join(tmpdir(), 'kstreams-child-logs');
 
 interface Instance {
   child: ChildProcess;
@@ -93,8 +94,16 @@ describe('word-count: two instances answer interactive queries', () => {
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } },
     );
     const out: string[] = [];
-    child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
-    child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
+    // Also to a file: a failure's message carries the output, but vitest may cut it short.
+    mkdirSync(LOG_DIR, { recursive: true });
+    const log = createWriteStream(join(LOG_DIR, `${applicationId}-${index}.log`));
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.on('data', (d: Buffer) => {
+        out.push(d.toString());
+        log.write(d);
+      });
+    }
+    child.once('exit', () => log.end());
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return { child, port, output: out, exited };
   }
@@ -107,8 +116,13 @@ describe('word-count: two instances answer interactive queries', () => {
     // once it has joined the group and got its half of the tasks, which the test relies on.
     for (const instance of instances) {
       await eventually(`instance on port ${instance.port} RUNNING`, 120_000, async () => {
+        if (instance.child.exitCode !== null) throw new Error(`exited with ${instance.child.exitCode}`);
         const health = await getJson(instance.port, '/health');
-        return health.body.status === 'RUNNING' ? health : undefined;
+        // Thrown, so that a timeout reports the state the instance was last seen in.
+        if (health.body.status !== 'RUNNING') throw new Error(`status ${String(health.body.status)}`);
+        return health;
+      }).catch((error) => {
+        throw new Error(`${error.message}\n${logsOf(instances)}`);
       });
     }
     const lines: string[] = [];

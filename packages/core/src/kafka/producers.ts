@@ -102,26 +102,48 @@ function explicitEnds(records: OutputRecord[], meta: RecordMetadata[]): TopicPar
 }
 
 export class SharedProducer implements TaskProducer {
-  private readonly producer: Producer;
+  private producer: Producer;
   private connecting?: Promise<void>;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly config: Required<ProducerConfig>,
     private readonly compression?: CompressionTypes,
   ) {
-    this.producer = kafka.producer({
-      idempotent: config.idempotent,
-      maxInFlightRequests: config.maxInFlightRequests,
-      retry: { retries: config.retries },
+    this.producer = this.create();
+  }
+
+  private create(): Producer {
+    return this.kafka.producer({
+      idempotent: this.config.idempotent,
+      maxInFlightRequests: this.config.maxInFlightRequests,
+      retry: { retries: this.config.retries },
       // Java-compatible murmur2, so that Java clients and kafkajs agree on a key's partition.
       createPartitioner: Partitioners.DefaultPartitioner,
     });
   }
 
   connect(): Promise<void> {
-    this.connecting ??= this.producer.connect();
+    // A failed connect (broker away) is not remembered: the next send tries again.
+    this.connecting ??= this.producer.connect().catch((error: unknown) => {
+      this.connecting = undefined;
+      throw error;
+    });
     return this.connecting;
+  }
+
+  /**
+   * Replaces the kafkajs producer with a new one (a new producer id, sequence numbers from zero),
+   * connected at the next send. For a producer whose sequence numbers the broker no longer
+   * accepts: after acks lost in a broker restart, every later send fails with
+   * OUT_OF_ORDER_SEQUENCE_NUMBER, and kafkajs has no way back for an idempotent producer.
+   */
+  async reset(): Promise<void> {
+    const old = this.producer;
+    const wasConnected = this.connecting !== undefined;
+    this.producer = this.create();
+    this.connecting = undefined;
+    if (wasConnected) await old.disconnect().catch(() => {});
   }
 
   async send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {

@@ -239,17 +239,23 @@ export class StreamThread {
       { err: error, taskId: rt.id, ...record, fenced, where },
       'task failed; rolling back to its last commit',
     );
-    // Under exactly_once a send or commit that failed on the way (connection lost, broker away)
-    // or on the producer's state leaves the producer in a state it cannot know: the commit may
-    // have gone through with its response lost, and the broker may hold records whose acks never
-    // came, so kafkajs' sequence numbers no longer match the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER
-    // on every later send, seen after a broker restart). The task is rebuilt with a new producer,
-    // from what Kafka holds. Other errors (a record too large) roll back in place and count.
-    const rebuild =
-      where === 'producer' &&
-      this.deps.config.exactlyOnce &&
-      (isRetriableError(error) || isProducerStateError(error));
-    await this.rollback(rt, fenced, rebuild);
+    // A send or commit that failed on the way (connection lost, broker away) or on the producer's
+    // state leaves the producer in a state it cannot know: a commit may have gone through with
+    // its response lost, and the broker may hold records whose acks never came, so kafkajs'
+    // sequence numbers no longer match the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER on every later
+    // send, seen after a broker restart). Only a new producer gets out of it: under exactly_once
+    // the task is rebuilt with one, from what Kafka holds; under at_least_once the shared
+    // producer is replaced (the other tasks' sent records are acknowledged, their unsent ones
+    // go out through the new producer). Other errors (a record too large) roll back in place.
+    const producerBroken = where === 'producer' && (isRetriableError(error) || isProducerStateError(error));
+    if (producerBroken && this.sharedProducer) {
+      this.log.warn(
+        { taskId: rt.id },
+        'replacing the shared producer, whose state is unknown after the failure',
+      );
+      await this.sharedProducer.reset();
+    }
+    await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
     if (error instanceof DeserializationError) {
       this.fatal(error);
       return;
