@@ -27,6 +27,12 @@ export interface BrokerOptions {
   port: number;
   controllerPort: number;
   cacheDir: string;
+  /**
+   * A second listener for clients that reach the broker through something in between (a test's
+   * fault-injecting proxy): it listens on `port` and tells clients to connect to
+   * `advertisedPort`. The main listener stays as it is, for the broker's own connections.
+   */
+  clientListener?: { port: number; advertisedPort: number };
 }
 
 export class BrokerError extends Error {
@@ -91,15 +97,16 @@ export function ensureJars(paths: BrokerPaths, log: (msg: string) => void = cons
 }
 
 function serverProperties(opts: BrokerOptions, paths: BrokerPaths): string {
+  const client = opts.clientListener;
   return `# Written by scripts/kafka/broker.ts; rewritten at every start.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@${opts.host}:${opts.controllerPort}
-listeners=PLAINTEXT://${opts.host}:${opts.port},CONTROLLER://${opts.host}:${opts.controllerPort}
-advertised.listeners=PLAINTEXT://${opts.host}:${opts.port}
+listeners=PLAINTEXT://${opts.host}:${opts.port},CONTROLLER://${opts.host}:${opts.controllerPort}${client ? `,CLIENT://${opts.host}:${client.port}` : ''}
+advertised.listeners=PLAINTEXT://${opts.host}:${opts.port}${client ? `,CLIENT://${opts.host}:${client.advertisedPort}` : ''}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT
 log.dirs=${paths.data}
 num.partitions=1
 auto.create.topics.enable=false

@@ -2,6 +2,11 @@
 import { Kafka, type KafkaConfig, type logCreator, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
+import { installReadCommittedFix } from './read-committed.ts';
+
+// Every read_committed consumer of the app (input, repartition topics, changelog restore) and of
+// the user's own code in this process needs it.
+installReadCommittedFix();
 
 function pinoLogCreator(logger: Logger): logCreator {
   const kafkaLogger = logger.child({ component: 'kafkajs' });

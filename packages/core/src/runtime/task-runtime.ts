@@ -96,6 +96,10 @@ export class TaskRuntime {
       this.setCommitted(await admin.startOffsets(topics));
     }
     this.checkpoint = await this.task.initializeStores();
+    this.deps.logger.debug(
+      { taskId: this.id, startOffsets: Object.fromEntries(this.committed), checkpoint: this.checkpoint },
+      'task initialized',
+    );
   }
 
   /** Takes the offsets of this task's input partitions that have none yet. */

@@ -5,6 +5,11 @@ import { join } from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { afterEach } from 'vitest';
 import { testBrokers, testKafka, uniqueName } from '../../../../scripts/test/kafka.ts';
+import { installReadCommittedFix } from '../../src/kafka/read-committed.ts';
+
+// The tests' readers are kafkajs consumers too: without the fix they could count an aborted
+// transaction's output as committed.
+installReadCommittedFix();
 
 export { testBrokers, testKafka, uniqueName };
 

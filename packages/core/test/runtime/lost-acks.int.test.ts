@@ -1,0 +1,128 @@
+// Acknowledgements lost on the way: the broker writes the records (and, under exactly_once, may
+// commit the transaction) but the app never hears back, as when a connection drops or a broker
+// restarts with a request in flight. A proxy between the app and its own broker cuts the
+// connection instead of delivering those answers. The producer's sequence numbers are then behind
+// the broker's, and only a new producer gets past it: the app must recover by itself, with no
+// word lost under at_least_once and exact counts under exactly_once.
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
+import { ApiKey, FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
+import { KafkaStreams, type ProcessingGuarantee } from '../../src/index.ts';
+import { countingTopology } from './fixtures/counting-topology.ts';
+import {
+  countSequences,
+  produce,
+  readTopic,
+  stopAfterEach,
+  tempStateDir,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
+
+const opts = {
+  ...brokerOptions({ ...process.env, KAFKA_PORT: '19592' }),
+  clientListener: { port: 19594, advertisedPort: 19595 },
+};
+const proxy = new FaultProxy(19595, { host: opts.host, port: 19594 });
+const direct = new Kafka({ brokers: [`${opts.host}:${opts.port}`], logLevel: logLevel.NOTHING });
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
+
+beforeAll(async () => {
+  await start(opts, () => {});
+  await proxy.start();
+}, 180_000);
+afterAll(async () => {
+  await proxy.close();
+  await stop(opts, { clean: true });
+}, 60_000);
+
+const KEYS = Array.from({ length: 20 }, (_, i) => `k${i}`);
+const BATCHES = 12;
+const PER_BATCH = 400;
+
+async function createTopics(input: string, output: string) {
+  const admin = direct.admin();
+  await admin.connect();
+  await admin.createTopics({
+    topics: [
+      { topic: input, numPartitions: 4 },
+      // Fewer output partitions than tasks: under at_least_once the tasks' records meet in the
+      // shared producer's sequence numbers of each output partition.
+      { topic: output, numPartitions: 2 },
+    ],
+    waitForLeaders: true,
+  });
+  await admin.disconnect();
+}
+
+describe('acknowledgements lost on the way', () => {
+  for (const guarantee of ['at_least_once', 'exactly_once'] as ProcessingGuarantee[]) {
+    it(`${guarantee}: recovers by itself, with a new producer`, async () => {
+      const input = uniqueName('acks-in');
+      const output = uniqueName('acks-out');
+      await createTopics(input, output);
+      const batch = (b: number) =>
+        Array.from({ length: PER_BATCH }, (_, i) => ({
+          key: KEYS[(b * PER_BATCH + i) % KEYS.length]!,
+          value: 'x',
+        }));
+      await produce(input, batch(0), direct);
+
+      const app = new KafkaStreams(countingTopology(input, output), {
+        applicationId: uniqueName('acks-app'),
+        brokers: [`${opts.host}:${proxy.port}`],
+        processingGuarantee: guarantee,
+        commitIntervalMs: 200,
+        // Few retries, so that the lost answers reach the runtime as failed sends within the
+        // window rather than being retried past it.
+        producer: { retries: 1 },
+        stateDir: tempStateDir(),
+        logger: 'error',
+      });
+      apps.push(app);
+      await app.start();
+      await waitFor(() => app.metrics().processedRecords >= PER_BATCH, 60_000, 'the first batch');
+
+      // Input keeps arriving while, for 2 s, every answer to a produce or a transaction commit
+      // is lost.
+      proxy.loseResponses(
+        [ApiKey.Produce, ApiKey.EndTxn, ApiKey.TxnOffsetCommit, ApiKey.AddOffsetsToTxn],
+        2_000,
+      );
+      const lostBefore = proxy.lost;
+      for (let b = 1; b < BATCHES; b++) {
+        await produce(input, batch(b), direct);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const n = (BATCHES * PER_BATCH) / KEYS.length;
+
+      const highest = new Map<string, number>();
+      let seen = 0;
+      const records = await readTopic(
+        output,
+        (r) => {
+          for (; seen < r.length; seen++) {
+            const { key, value } = r[seen]!;
+            highest.set(key, Math.max(highest.get(key) ?? 0, Number(value.readBigInt64BE(0))));
+          }
+          return KEYS.every((k) => (highest.get(k) ?? 0) >= n) || app.state === 'ERROR';
+        },
+        { timeoutMs: 120_000, kafka: direct, settleMs: 1_000 },
+      );
+      const metrics = app.metrics();
+      const why = JSON.stringify({ state: app.state, lost: proxy.lost - lostBefore, metrics });
+      expect(proxy.lost - lostBefore, why).toBeGreaterThan(0);
+      expect(app.state, why).toBe('RUNNING');
+      expect(metrics.rollbacks, why).toBeGreaterThan(0);
+      const seqs = countSequences(records);
+      if (guarantee === 'exactly_once') {
+        const exact = Array.from({ length: n }, (_, i) => i + 1);
+        for (const k of KEYS) expect(seqs.get(k), `${k}: ${why}`).toEqual(exact);
+      } else {
+        // Replays may count a record twice; no key may be counted short.
+        for (const k of KEYS) expect(highest.get(k) ?? 0, `${k}: ${why}`).toBeGreaterThanOrEqual(n);
+      }
+    }, 240_000);
+  }
+});
