@@ -56,27 +56,52 @@ export function hideAbortedRecords(partition: FetchedPartition): void {
 
 type FetchResponseModule = { parse: (data: unknown) => Promise<unknown>; [patched]?: true };
 const patched = Symbol('kstreams read_committed fix');
+let installed = 0;
 
-/**
- * Installs the fix into kafkajs' fetch response parsers. kafkajs looks a parser up on its module
- * at every response, so this works whenever it runs, also after kafkajs was first used; it
- * applies to every kafkajs client in the process, which is what a read_committed reader needs.
- */
-export function installReadCommittedFix(): void {
-  const require = createRequire(import.meta.url);
-  const root = dirname(require.resolve('kafkajs/package.json'));
-  // Fetch v4 is the first with aborted transactions; kafkajs 2.2.4 speaks up to v11.
-  for (let version = 4; version <= 11; version++) {
-    const mod = require(join(root, 'src', 'protocol', 'requests', 'fetch', `v${version}`, 'response.js')) as
-      | FetchResponseModule
-      | undefined;
-    if (!mod || typeof mod.parse !== 'function' || mod[patched]) continue;
-    const parse = mod.parse;
-    mod.parse = (data) => {
-      const responses = (data as { responses?: Array<{ partitions?: FetchedPartition[] }> }).responses;
-      for (const topic of responses ?? []) for (const p of topic.partitions ?? []) hideAbortedRecords(p);
-      return parse(data);
-    };
-    mod[patched] = true;
+/** The kafkajs copies loaded in this process (their package directories), else the one we resolve. */
+function kafkajsRoots(require: NodeJS.Require): string[] {
+  const loaded = Object.keys(require.cache)
+    .filter((path) => /[\\/]kafkajs[\\/]index\.js$/.test(path))
+    .map((path) => dirname(path));
+  if (loaded.length > 0) return [...new Set(loaded)];
+  try {
+    return [dirname(require.resolve('kafkajs/package.json'))];
+  } catch {
+    return [];
   }
 }
+
+/**
+ * Installs the fix into kafkajs' fetch response parsers, in every copy of kafkajs loaded in the
+ * process. kafkajs looks a parser up on its module at every response, so this works also after
+ * kafkajs was first used; it applies to every kafkajs client, which is what a read_committed
+ * reader needs. Returns how many fetch parsers carry the fix so far (0 when kafkajs was bundled
+ * into one file and its modules cannot be reached).
+ */
+export function installReadCommittedFix(): number {
+  const require = createRequire(import.meta.url);
+  for (const root of kafkajsRoots(require)) {
+    // Fetch v4 is the first with aborted transactions; kafkajs 2.2.4 speaks up to v11.
+    for (let version = 4; version <= 11; version++) {
+      let mod: FetchResponseModule | undefined;
+      try {
+        mod = require(join(root, 'src', 'protocol', 'requests', 'fetch', `v${version}`, 'response.js'));
+      } catch {
+        continue;
+      }
+      if (!mod || typeof mod.parse !== 'function' || mod[patched]) continue;
+      const parse = mod.parse;
+      mod.parse = (data) => {
+        const responses = (data as { responses?: Array<{ partitions?: FetchedPartition[] }> }).responses;
+        for (const topic of responses ?? []) for (const p of topic.partitions ?? []) hideAbortedRecords(p);
+        return parse(data);
+      };
+      mod[patched] = true;
+      installed++;
+    }
+  }
+  return installed;
+}
+
+/** Whether any kafkajs fetch parser carries the fix. */
+export const readCommittedFixInstalled = () => installed > 0;

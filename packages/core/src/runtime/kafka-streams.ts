@@ -8,6 +8,7 @@ import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '.
 import { StreamsError } from '../errors.ts';
 import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
 import { createKafka } from '../kafka/client.ts';
+import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import {
@@ -135,6 +136,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       );
     }
     this.setState('REBALANCING');
+    if (this.config.consumer.isolationLevel === 'read_committed' && !readCommittedFixInstalled()) {
+      this.logger.warn(
+        'kafkajs was bundled into one file, so its read_committed filter could not be corrected: ' +
+          'records of aborted transactions may be read as committed. Keep kafkajs external in the bundle.',
+      );
+    }
     try {
       await this.admin.connect();
       await this.prepareTopics();
