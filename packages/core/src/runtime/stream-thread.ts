@@ -36,14 +36,19 @@ const BATCH_SLICE = 1_000;
 /** A fetched batch yields the thread after this long, so commits and punctuation are not starved. */
 const MAX_BATCH_MS = 500;
 
-/** Consecutive failures of one task before the error goes to the uncaught exception handler. */
+/**
+ * Consecutive failures of one task's processing before the error goes to the uncaught exception
+ * handler: a processor that throws at the same record again and again will not recover.
+ */
 const MAX_TASK_RETRIES = 5;
 
 /**
- * How long task creation keeps retrying while the broker is unreachable (Kafka Streams'
- * task.timeout.ms), and the pauses between tries.
+ * How long a task keeps retrying while the broker is unreachable or loses its answers (Kafka
+ * Streams' task.timeout.ms): task creation, and sends and commits that fail on the way. Those
+ * failures say nothing about the task, so they are bounded by time, not by count.
  */
-const TASK_CREATION_TIMEOUT_MS = 300_000;
+const TASK_TIMEOUT_MS = 300_000;
+/** Pauses between tries of task creation. */
 const TASK_CREATION_BACKOFF_MS = [500, 1_000, 2_000, 5_000];
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -54,6 +59,8 @@ export class StreamThread {
   );
   private readonly tasks = new Map<string, TaskRuntime>();
   private readonly creating = new Set<string>();
+  /** Since when each task's sends or commits have been failing on the way, until it commits. */
+  private readonly failingSince = new Map<string, number>();
   private readonly topicToSubtopology = new Map<string, number>();
   private readonly consumer: MainConsumer;
   private readonly sharedProducer?: SharedProducer;
@@ -260,7 +267,19 @@ export class StreamThread {
       this.fatal(error);
       return;
     }
-    if (!fenced && ++rt.consecutiveFailures > MAX_TASK_RETRIES) {
+    if (fenced) return;
+    if (producerBroken) {
+      const since = this.failingSince.get(rt.id) ?? Date.now();
+      this.failingSince.set(rt.id, since);
+      if (Date.now() - since > TASK_TIMEOUT_MS) {
+        this.fatal(
+          new Error(
+            `task ${rt.id} could not commit for ${TASK_TIMEOUT_MS} ms; last error: ${String(error)}`,
+            { cause: error },
+          ),
+        );
+      }
+    } else if (++rt.consecutiveFailures > MAX_TASK_RETRIES) {
       this.fatal(
         new Error(
           `task ${rt.id} failed ${rt.consecutiveFailures} times in a row; last error: ${String(error)}`,
@@ -307,6 +326,7 @@ export class StreamThread {
   private async commitTransactional(rt: TaskRuntime): Promise<void> {
     try {
       await rt.commitTransaction(this.deps.config.applicationId);
+      this.failingSince.delete(rt.id);
       this.deps.metrics.commits++;
     } catch (error) {
       await this.onTaskError(rt, error, 'producer');
@@ -332,6 +352,7 @@ export class StreamThread {
     }
     for (const rt of ready) {
       await rt.postCommit(sent.get(rt)!);
+      this.failingSince.delete(rt.id);
       this.deps.metrics.commits++;
     }
   }
@@ -413,7 +434,7 @@ export class StreamThread {
         }
         if (this.closing) return;
         const since = firstFailure ?? Date.now();
-        if (!isRetriableError(error) || Date.now() - since > TASK_CREATION_TIMEOUT_MS) {
+        if (!isRetriableError(error) || Date.now() - since > TASK_TIMEOUT_MS) {
           this.fatal(error);
           return;
         }

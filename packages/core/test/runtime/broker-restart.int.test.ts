@@ -7,6 +7,8 @@ import { brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts'
 import { ChildApp, prepareChildApp } from './child-app.ts';
 import {
   countSequences,
+  createTopics,
+  highestCounts,
   produce,
   readTopic,
   stopAfterEach,
@@ -31,16 +33,10 @@ afterAll(() => stop(opts, { clean: true }), 60_000);
 async function restartBrokerWhileProcessing(guarantee: 'exactly_once' | 'at_least_once') {
   const input = uniqueName('restart-in');
   const output = uniqueName('restart-out');
-  const admin = kafka.admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: [
-      { topic: input, numPartitions: 4 },
-      { topic: output, numPartitions: 4 },
-    ],
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
+  await createTopics(kafka, [
+    { topic: input, numPartitions: 4 },
+    { topic: output, numPartitions: 4 },
+  ]);
   const lines = makeLines(40_000, 3, 21);
   await produce(
     input,
@@ -109,21 +105,12 @@ describe('a broker restart while the app processes', () => {
   it('at_least_once: recovers by itself and loses no word', async () => {
     const { child, output, truth } = await restartBrokerWhileProcessing('at_least_once');
     // Replays after the restart may count some words twice; none may be counted short.
-    const highest = new Map<string, number>();
-    let seen = 0;
-    let short = truth.size;
+    const { highest, update } = highestCounts();
     const records = await readTopic(
       output,
       (r) => {
-        for (; seen < r.length; seen++) {
-          const { key, value } = r[seen]!;
-          const before = highest.get(key) ?? 0;
-          const count = Number(value.readBigInt64BE(0));
-          const n = truth.get(key) ?? Number.POSITIVE_INFINITY;
-          if (count > before) highest.set(key, count);
-          if (before < n && count >= n) short--;
-        }
-        return short === 0 || stopped(child);
+        update(r);
+        return [...truth].every(([w, n]) => (highest.get(w) ?? 0) >= n) || stopped(child);
       },
       { timeoutMs: 240_000, kafka },
     );

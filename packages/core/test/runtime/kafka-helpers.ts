@@ -98,6 +98,37 @@ export function countSequences(records: ReadRecord[]): Map<string, number[]> {
   return seqs;
 }
 
+/**
+ * The highest 64-bit count seen per key, kept up to date as a reader's list of records grows:
+ * call `update` from readTopic's `until`. Under at_least_once a replay repeats counts, so the
+ * highest is what shows whether a key was counted short.
+ */
+export function highestCounts() {
+  const highest = new Map<string, number>();
+  let seen = 0;
+  return {
+    highest,
+    update(records: ReadRecord[]): Map<string, number> {
+      for (; seen < records.length; seen++) {
+        const { key, value } = records[seen]!;
+        highest.set(key, Math.max(highest.get(key) ?? 0, Number(value.readBigInt64BE(0))));
+      }
+      return highest;
+    },
+  };
+}
+
+/** Creates topics (and waits for their leaders) on the cluster of `kafka`. */
+export async function createTopics(kafka: Kafka, topics: Array<{ topic: string; numPartitions: number }>) {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics, waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** The last value per key, with values read as 8-byte big-endian counts. */
 export function lastCounts(records: ReadRecord[]): Map<string, number> {
   const out = new Map<string, number>();

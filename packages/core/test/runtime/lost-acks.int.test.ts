@@ -12,6 +12,8 @@ import { KafkaStreams, type ProcessingGuarantee } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
 import {
   countSequences,
+  createTopics,
+  highestCounts,
   produce,
   readTopic,
   stopAfterEach,
@@ -41,27 +43,17 @@ const KEYS = Array.from({ length: 20 }, (_, i) => `k${i}`);
 const BATCHES = 12;
 const PER_BATCH = 400;
 
-async function createTopics(input: string, output: string) {
-  const admin = direct.admin();
-  await admin.connect();
-  await admin.createTopics({
-    topics: [
-      { topic: input, numPartitions: 4 },
-      // Fewer output partitions than tasks: under at_least_once the tasks' records meet in the
-      // shared producer's sequence numbers of each output partition.
-      { topic: output, numPartitions: 2 },
-    ],
-    waitForLeaders: true,
-  });
-  await admin.disconnect();
-}
-
 describe('acknowledgements lost on the way', () => {
   for (const guarantee of ['at_least_once', 'exactly_once'] as ProcessingGuarantee[]) {
     it(`${guarantee}: recovers by itself, with a new producer`, async () => {
       const input = uniqueName('acks-in');
       const output = uniqueName('acks-out');
-      await createTopics(input, output);
+      await createTopics(direct, [
+        { topic: input, numPartitions: 4 },
+        // Fewer output partitions than tasks: under at_least_once the tasks' records meet in the
+        // shared producer's sequence numbers of each output partition.
+        { topic: output, numPartitions: 2 },
+      ]);
       const batch = (b: number) =>
         Array.from({ length: PER_BATCH }, (_, i) => ({
           key: KEYS[(b * PER_BATCH + i) % KEYS.length]!,
@@ -97,15 +89,11 @@ describe('acknowledgements lost on the way', () => {
       }
       const n = (BATCHES * PER_BATCH) / KEYS.length;
 
-      const highest = new Map<string, number>();
-      let seen = 0;
+      const { highest, update } = highestCounts();
       const records = await readTopic(
         output,
         (r) => {
-          for (; seen < r.length; seen++) {
-            const { key, value } = r[seen]!;
-            highest.set(key, Math.max(highest.get(key) ?? 0, Number(value.readBigInt64BE(0))));
-          }
+          update(r);
           return KEYS.every((k) => (highest.get(k) ?? 0) >= n) || app.state === 'ERROR';
         },
         { timeoutMs: 120_000, kafka: direct, settleMs: 1_000 },
