@@ -44,18 +44,21 @@ export function isRetriableError(err: unknown): boolean {
   return false;
 }
 
-const PRODUCER_STATE = new Set([
-  'OUT_OF_ORDER_SEQUENCE_NUMBER',
-  'DUPLICATE_SEQUENCE_NUMBER',
-  'UNKNOWN_PRODUCER_ID',
-  'INVALID_TXN_STATE',
+const REFUSED_RECORDS = new Set([
+  'MESSAGE_TOO_LARGE',
+  'RECORD_LIST_TOO_LARGE',
+  'INVALID_RECORD',
+  'INVALID_TIMESTAMP',
+  'CORRUPT_MESSAGE',
+  'TOPIC_AUTHORIZATION_FAILED',
 ]);
 
 /**
- * The broker and the producer disagree on the producer's sequence numbers or transaction state:
- * only a new producer (a fresh epoch) gets out of it.
+ * The broker refused the records themselves (too large, invalid, not allowed): sending them again
+ * fails the same way, with any producer. Any other failure of a send or a commit may have left
+ * the producer in a state it cannot know.
  */
-export function isProducerStateError(err: unknown): boolean {
-  for (const e of causeChain(err)) if (e.type && PRODUCER_STATE.has(e.type)) return true;
+export function isRefusedRecordsError(err: unknown): boolean {
+  for (const e of causeChain(err)) if (e.type && REFUSED_RECORDS.has(e.type)) return true;
   return false;
 }

@@ -9,7 +9,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import { DeserializationError } from '../errors.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
-import { isFencedError, isProducerStateError, isRetriableError } from '../kafka/error-kinds.ts';
+import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka/error-kinds.ts';
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { StreamsMetrics } from './metrics.ts';
@@ -246,15 +246,17 @@ export class StreamThread {
       { err: error, taskId: rt.id, ...record, fenced, where },
       'task failed; rolling back to its last commit',
     );
-    // A send or commit that failed on the way (connection lost, broker away) or on the producer's
-    // state leaves the producer in a state it cannot know: a commit may have gone through with
-    // its response lost, and the broker may hold records whose acks never came, so kafkajs'
-    // sequence numbers no longer match the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER on every later
-    // send, seen after a broker restart). Only a new producer gets out of it: under exactly_once
-    // the task is rebuilt with one, from what Kafka holds; under at_least_once the shared
-    // producer is replaced (the other tasks' sent records are acknowledged, their unsent ones
-    // go out through the new producer). Other errors (a record too large) roll back in place.
-    const producerBroken = where === 'producer' && (isRetriableError(error) || isProducerStateError(error));
+    // A send or commit that failed for any reason but the records themselves leaves the producer
+    // in a state it cannot know: a commit may have gone through with its response lost; the
+    // broker may hold records whose acks never came, so kafkajs' sequence numbers no longer match
+    // the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER on every later send, seen after a broker
+    // restart); a commit that failed half-way leaves kafkajs' transaction state machine stuck
+    // ("Cannot call beginTransaction in state COMMITTING", seen when the group coordinator moved
+    // during a broker restart). Only a new producer gets out of it: under exactly_once the task is
+    // rebuilt with one, from what Kafka holds; under at_least_once the shared producer is replaced
+    // (the other tasks' sent records are acknowledged, their unsent ones go out through the new
+    // producer). Records the broker refuses (too large) are rolled back in place and counted.
+    const producerBroken = where === 'producer' && !isRefusedRecordsError(error);
     if (producerBroken && this.sharedProducer) {
       this.log.warn(
         { taskId: rt.id },

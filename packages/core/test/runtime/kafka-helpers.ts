@@ -62,7 +62,21 @@ export async function readTopic(
   const records: ReadRecord[] = [];
   let settled = false;
   await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, timeoutMs);
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      resolve();
+    }, timeoutMs);
+    const check = () => {
+      if (settled || !until(records)) return;
+      // Keep reading a little longer: a record that should not exist (a duplicate) arrives after
+      // the expected ones.
+      settled = true;
+      clearTimeout(timer);
+      clearInterval(poll);
+      setTimeout(resolve, settleMs);
+    };
+    // Also without new records: `until` may give up on something else (the app failed).
+    const poll = setInterval(check, 500);
     void consumer.run({
       eachBatch: async ({ batch }) => {
         for (const m of batch.messages) {
@@ -73,13 +87,7 @@ export async function readTopic(
             offset: Number(m.offset),
           });
         }
-        if (!settled && until(records)) {
-          // Keep reading a little longer: a record that should not exist (a duplicate) arrives
-          // after the expected ones.
-          settled = true;
-          clearTimeout(timer);
-          setTimeout(resolve, settleMs);
-        }
+        check();
       },
     });
   });

@@ -1,0 +1,43 @@
+// What the runtime makes of kafkajs' errors, built with kafkajs' own error classes and wrapped the
+// way kafkajs wraps them (after its retries, in transactions).
+import {
+  KafkaJSConnectionError,
+  KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSProtocolError,
+} from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { isFencedError, isRefusedRecordsError, isRetriableError } from '../../src/kafka/error-kinds.ts';
+
+const protocol = (type: string, retriable: boolean) =>
+  new KafkaJSProtocolError(Object.assign(new Error(`broker says ${type}`), { type, code: 0, retriable }));
+/** kafkajs' wrapping of an error after its own handling gave up. */
+const wrapped = (cause: Error) => Object.assign(new KafkaJSNonRetriableError(cause), { cause });
+const afterRetries = (cause: Error) =>
+  new KafkaJSNumberOfRetriesExceeded(cause, { retryCount: 5, retryTime: 1000 });
+
+describe('error kinds', () => {
+  it('a record the broker refuses is refused however deeply kafkajs wrapped it', () => {
+    expect(isRefusedRecordsError(protocol('MESSAGE_TOO_LARGE', false))).toBe(true);
+    expect(isRefusedRecordsError(wrapped(protocol('RECORD_LIST_TOO_LARGE', false)))).toBe(true);
+  });
+
+  it('failures on the way or of the producer state are not refusals: they need a new producer', () => {
+    const lost = afterRetries(new KafkaJSConnectionError('Closed connection'));
+    expect(isRefusedRecordsError(lost)).toBe(false);
+    expect(isRetriableError(lost)).toBe(true);
+    expect(isRefusedRecordsError(protocol('OUT_OF_ORDER_SEQUENCE_NUMBER', false))).toBe(false);
+    // kafkajs' own transaction state machine, stuck after a commit failed half-way.
+    const stuck = new KafkaJSNonRetriableError(
+      'Transaction state exception: Cannot call "beginTransaction" in state "COMMITTING"',
+    );
+    expect(isRefusedRecordsError(stuck)).toBe(false);
+    expect(isRetriableError(stuck)).toBe(false);
+  });
+
+  it('fencing is recognised by type and by kafkajs’ message', () => {
+    expect(isFencedError(protocol('INVALID_PRODUCER_EPOCH', false))).toBe(true);
+    expect(isFencedError(wrapped(protocol('PRODUCER_FENCED', false)))).toBe(true);
+    expect(isFencedError(protocol('NOT_LEADER_FOR_PARTITION', true))).toBe(false);
+  });
+});
