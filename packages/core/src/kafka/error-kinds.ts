@@ -33,13 +33,19 @@ export function isFencedError(err: unknown): boolean {
 }
 
 /**
+ * kafkajs marks these non-retriable, but they pass: its own retries ran out, or the group
+ * coordinator was not found (it moves while a broker restarts).
+ */
+const RETRIABLE_NAMES = new Set(['KafkaJSNumberOfRetriesExceeded', 'KafkaJSGroupCoordinatorNotFound']);
+
+/**
  * Worth another try: a broker that is away or restarting, a coordinator that moved, a request that
  * timed out. kafkajs marks these `retriable`, also when its own retries ran out (the cause then
  * carries the flag).
  */
 export function isRetriableError(err: unknown): boolean {
   for (const e of causeChain(err)) {
-    if (e.retriable === true || e.name === 'KafkaJSNumberOfRetriesExceeded') return true;
+    if (e.retriable === true || (e.name !== undefined && RETRIABLE_NAMES.has(e.name))) return true;
   }
   return false;
 }

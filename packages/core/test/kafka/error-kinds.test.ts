@@ -2,6 +2,7 @@
 // way kafkajs wraps them (after its retries, in transactions).
 import {
   KafkaJSConnectionError,
+  KafkaJSGroupCoordinatorNotFound,
   KafkaJSNonRetriableError,
   KafkaJSNumberOfRetriesExceeded,
   KafkaJSProtocolError,
@@ -33,6 +34,15 @@ describe('error kinds', () => {
     );
     expect(isRefusedRecordsError(stuck)).toBe(false);
     expect(isRetriableError(stuck)).toBe(false);
+  });
+
+  it('a group coordinator that is not found (it moves while a broker restarts) is worth another try', () => {
+    expect(
+      isRetriableError(
+        Reflect.construct(KafkaJSGroupCoordinatorNotFound, ['Failed to find group coordinator']),
+      ),
+    ).toBe(true);
+    expect(isRetriableError(protocol('UNKNOWN_MEMBER_ID', false))).toBe(false);
   });
 
   it('fencing is recognised by type and by kafkajs’ message', () => {
