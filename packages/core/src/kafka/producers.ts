@@ -134,9 +134,10 @@ export class SharedProducer implements TaskProducer {
 
   /**
    * Replaces the kafkajs producer with a new one (a new producer id, sequence numbers from zero),
-   * connected at the next send. For a producer whose sequence numbers the broker no longer
-   * accepts: after acks lost in a broker restart, every later send fails with
-   * OUT_OF_ORDER_SEQUENCE_NUMBER, and kafkajs has no way back for an idempotent producer.
+   * connected at the next send. For a producer whose state is unknown after a failed send: when
+   * acks were lost (a broker restart), kafkajs' sequence numbers stay behind the broker's and
+   * every later send fails with OUT_OF_ORDER_SEQUENCE_NUMBER; kafkajs has no way back for an
+   * idempotent producer.
    */
   async reset(): Promise<void> {
     const old = this.producer;
