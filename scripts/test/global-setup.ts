@@ -2,21 +2,10 @@
 // Docker engine answers; else the local JVM broker (started here if not running, and stopped
 // afterwards only if it was started here).
 import { execFileSync } from 'node:child_process';
-import { type AddressInfo, createServer } from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { KAFKA_VERSION, start, stop } from '../kafka/broker.ts';
+import { freePort } from './free-port.ts';
 import './kafka.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function dockerAnswers(): boolean {
   try {

@@ -2,10 +2,10 @@
 // word's count is right on either instance, whichever of them owns the word.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../scripts/test/free-port.ts';
 import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
 import { BOOK_PATH, feedLines, readLines } from '../src/word-count/feeder.ts';
 import { feederProducer } from '../src/word-count/kafka.ts';
@@ -24,14 +24,6 @@ interface Instance {
 
 function logsOf(instances: Instance[]): string {
   return `--- instance logs ---\n${instances.map((i) => i.output.join('')).join('\n')}`;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function getJson(

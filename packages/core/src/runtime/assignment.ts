@@ -73,7 +73,7 @@ export function assignTasks(taskIds: string[], members: MemberState[]): Map<stri
   }
   // Each sub-topology is spread over the members on its own: balancing only the totals could give
   // one member all the stateless tasks and another all the stateful ones (and all the queries).
-  const load = (memberId: string, sub?: string) =>
+  const load = (memberId: string, sub?: number) =>
     result.get(memberId)!.filter((t) => sub === undefined || subtopologyOf(t) === sub).length;
   for (const task of [...remaining].sort(bySubtopologyThenPartition)) {
     const sub = subtopologyOf(task);
@@ -88,18 +88,21 @@ export function assignTasks(taskIds: string[], members: MemberState[]): Map<stri
   return result;
 }
 
-function subtopologyOf(task: string): string {
-  return task.slice(0, task.indexOf('_'));
+/** A task id `<subtopology>_<partition>` as its two numbers. */
+export function parseTaskId(task: string): [subtopology: number, partition: number] {
+  return task.split('_').map(Number) as [number, number];
+}
+
+function subtopologyOf(task: string): number {
+  return parseTaskId(task)[0];
 }
 
 function bySubtopologyThenPartition(a: string, b: string): number {
-  const [sa, pa] = a.split('_').map(Number) as [number, number];
-  const [sb, pb] = b.split('_').map(Number) as [number, number];
+  const [[sa, pa], [sb, pb]] = [parseTaskId(a), parseTaskId(b)];
   return sa - sb || pa - pb;
 }
 
 function byPartitionThenSubtopology(a: string, b: string): number {
-  const [sa, pa] = a.split('_').map(Number) as [number, number];
-  const [sb, pb] = b.split('_').map(Number) as [number, number];
+  const [[sa, pa], [sb, pb]] = [parseTaskId(a), parseTaskId(b)];
   return pa - pb || sa - sb;
 }

@@ -230,8 +230,8 @@ export class StreamThread {
     }
   }
 
-  /** A processor threw or a send failed: roll the task back to its last commit and go on. */
   /**
+   * A processor threw or a send failed: roll the task back to its last commit and go on.
    * @param where `processing`: a processor (or a serde) threw; `producer`: a send or a commit
    * failed.
    */

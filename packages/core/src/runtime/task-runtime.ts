@@ -8,6 +8,7 @@ import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { type InputRecord, type OutputRecord, StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
+import { parseTaskId } from './assignment.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { BufferingRecordCollector } from './record-collector.ts';
 
@@ -43,7 +44,7 @@ export class TaskRuntime {
     private readonly deps: TaskRuntimeDeps,
   ) {
     const { config, topology, metrics } = deps;
-    const [subtopology, partition] = id.split('_').map(Number) as [number, number];
+    const [subtopology, partition] = parseTaskId(id);
     this.log = deps.logger.child({ taskId: id });
     this.producer = deps.producerFor(id);
     const dir = taskDirectory(config, id);
