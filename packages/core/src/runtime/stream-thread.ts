@@ -345,15 +345,24 @@ export class StreamThread {
       }
     }
     const ready = due.filter((t) => sent.has(t));
+    let offsetsCommitted = true;
     try {
       await this.consumer.commitOffsets(ready.flatMap((t) => t.task.consumedOffsets()));
     } catch (error) {
       // The outputs and changelog records are acknowledged, so the stores must follow the
-      // changelog; the input is processed again after the rebalance (at_least_once allows it).
-      this.log.warn({ err: error }, 'offset commit failed; the uncommitted input will be processed again');
+      // changelog. The offsets stay due: the next commit sends them again (with the generation
+      // kafkajs has joined by then), else a task whose input is all processed never commits
+      // again. If the task moves meanwhile, its new owner processes the input again
+      // (at_least_once allows it).
+      offsetsCommitted = false;
+      this.log.warn(
+        { err: error, tasks: ready.map((t) => t.id) },
+        'offset commit failed; retrying at the next commit',
+      );
     }
     for (const rt of ready) {
-      await rt.postCommit(sent.get(rt)!);
+      await rt.postCommit(sent.get(rt)!, undefined, offsetsCommitted);
+      if (!offsetsCommitted) continue;
       this.failingSince.delete(rt.id);
       this.deps.metrics.commits++;
     }

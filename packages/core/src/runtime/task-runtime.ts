@@ -162,8 +162,9 @@ export class TaskRuntime {
   async postCommit(
     changelogEnds: TopicPartitionOffset[],
     offsets = this.task.consumedOffsets(),
+    offsetsCommitted = true,
   ): Promise<void> {
-    await this.task.postCommit(changelogEnds);
+    await this.task.postCommit(changelogEnds, { offsetsCommitted });
     for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
     this.consecutiveFailures = 0;
   }

@@ -135,6 +135,26 @@ describe('StreamTask', () => {
     await task.close();
   });
 
+  it('stays due for a commit when its offsets did not reach Kafka, through a rollback, until they do', async () => {
+    const task = new StreamTask(options);
+    await task.initializeStores();
+    await task.initializeTopology();
+    task.process(input(0, 'a', 'x'));
+    await task.postCommit([{ topic: 'app-counts-changelog', partition: 3, offset: 1 }], {
+      offsetsCommitted: false,
+    });
+    // The stores follow the acknowledged changelog, yet the offsets must be sent again.
+    expect(task.storeFor('counts').get(Buffer.from('a'))?.readBigInt64BE(0)).toBe(1n);
+    expect(task.changelogRecords()).toEqual([]);
+    expect(task.commitNeeded).toBe(true);
+    task.rollback();
+    expect(task.commitNeeded).toBe(true);
+    expect(task.consumedOffsets()).toEqual([{ topic: 'words', partition: 3, offset: 1 }]);
+    await task.postCommit([]);
+    expect(task.commitNeeded).toBe(false);
+    await task.close();
+  });
+
   it('rollback drops buffered writes and forgets offsets since the last commit', async () => {
     const task = new StreamTask(options);
     await task.initializeStores();

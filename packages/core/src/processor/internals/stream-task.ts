@@ -187,6 +187,12 @@ export class StreamTask implements TaskServices {
   private wantsCommit = false;
   private consumed = new Map<string, number>();
   private committedConsumed = new Map<string, number>();
+  /**
+   * The stores and changelogs moved on but the input offsets did not reach Kafka (an offset commit
+   * refused with a stale generation while the group rebalances). Without this a task that has
+   * processed all its input would never commit again: nothing new marks it as needing a commit.
+   */
+  private offsetsUncommitted = false;
   private readonly checkpoint = new Map<string, CheckpointEntry>();
   private droppedRecords = 0;
   private processedRecords = 0;
@@ -566,7 +572,7 @@ export class StreamTask implements TaskServices {
   // ---- commit ----
 
   get commitNeeded(): boolean {
-    return this.needsCommit;
+    return this.needsCommit || this.offsetsUncommitted;
   }
 
   get commitRequested(): boolean {
@@ -604,8 +610,15 @@ export class StreamTask implements TaskServices {
     return [...this.consumed].map(([topic, offset]) => ({ topic, partition: this.id.partition, offset }));
   }
 
-  /** After Kafka accepted the commit: apply the buffers, write the checkpoint, clear the flags. */
-  async postCommit(changelogOffsets: readonly CheckpointEntry[]): Promise<void> {
+  /**
+   * After Kafka accepted the commit: apply the buffers, write the checkpoint, clear the flags.
+   * `offsetsCommitted: false` (at_least_once): the output and changelog are acknowledged, so the
+   * stores follow them, but the offsets must be committed again at the next commit.
+   */
+  async postCommit(
+    changelogOffsets: readonly CheckpointEntry[],
+    { offsetsCommitted = true }: { offsetsCommitted?: boolean } = {},
+  ): Promise<void> {
     for (const store of this.stores.values()) await store.buffer?.commit();
     for (const entry of changelogOffsets) {
       this.checkpoint.set(`${entry.topic}\u0000${entry.partition}`, {
@@ -618,6 +631,7 @@ export class StreamTask implements TaskServices {
       await writeCheckpoint(this.options.checkpointFile, [...this.checkpoint.values()]);
     }
     this.committedConsumed = new Map(this.consumed);
+    this.offsetsUncommitted = !offsetsCommitted;
     this.needsCommit = false;
     this.wantsCommit = false;
   }
