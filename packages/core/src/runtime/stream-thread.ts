@@ -418,7 +418,12 @@ export class StreamThread {
     for (const rt of runtimes) this.consumer.pause(rt.inputPartitions);
     void (async () => {
       try {
-        await Promise.all(runtimes.map((rt) => rt.initialize()));
+        // Wait for every task's initialization, not only the first to fail: closing a task whose
+        // stores are still opening leaves its database open and locked, and the retry then fails
+        // with StoreLockedError (seen in CI when a new topic had no leader yet).
+        const initialized = await Promise.allSettled(runtimes.map((rt) => rt.initialize()));
+        const failure = initialized.find((r) => r.status === 'rejected');
+        if (failure) throw failure.reason;
         await restoreTasks(this.deps, runtimes);
         for (const rt of runtimes) await rt.task.initializeTopology();
         await this.mutex.run(async () => {
