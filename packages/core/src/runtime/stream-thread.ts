@@ -361,7 +361,7 @@ export class StreamThread {
       );
     }
     for (const rt of ready) {
-      await rt.postCommit(sent.get(rt)!, undefined, offsetsCommitted);
+      await rt.postCommit(sent.get(rt)!, { offsetsCommitted });
       if (!offsetsCommitted) continue;
       this.failingSince.delete(rt.id);
       this.deps.metrics.commits++;

@@ -155,14 +155,16 @@ export class TaskRuntime {
     const offsets = this.task.consumedOffsets();
     const ends = await this.sendForCommit();
     await this.producer.commitTransaction(groupId, offsets);
-    await this.postCommit(ends, offsets);
+    await this.postCommit(ends, { offsets });
   }
 
   /** After Kafka accepted the commit: the stores apply their buffers and the checkpoint moves. */
   async postCommit(
     changelogEnds: TopicPartitionOffset[],
-    offsets = this.task.consumedOffsets(),
-    offsetsCommitted = true,
+    {
+      offsets = this.task.consumedOffsets(),
+      offsetsCommitted = true,
+    }: { offsets?: TopicPartitionOffset[]; offsetsCommitted?: boolean } = {},
   ): Promise<void> {
     await this.task.postCommit(changelogEnds, { offsetsCommitted });
     for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
