@@ -11,6 +11,11 @@ export interface InputBatch {
   topic: string;
   partition: number;
   messages: KafkaMessage[];
+  /**
+   * The batch's last offset, which may lie past its last message: transaction markers and
+   * aborted records are fetched but not handed out.
+   */
+  lastOffset: number;
   /** A seek is pending for this partition: the rest of the batch is stale. */
   isStale(): boolean;
   /** Moves the fetch position past `offset`. */
@@ -22,6 +27,8 @@ export interface ConsumerHandlers {
   onBatch(batch: InputBatch): Promise<void>;
   onAssignment(memberId: string, assignment: Record<string, number[]>): void;
   onRebalancing(): void;
+  /** A fetched range held only transaction markers or aborted records (kafkajs skips it itself). */
+  onControlRecords(topic: string, partition: number, first: number, last: number): void;
   onCrash(error: Error, willRestart: boolean): void;
 }
 
@@ -66,6 +73,17 @@ export class MainConsumer {
       handlers.onAssignment(e.payload.memberId, e.payload.memberAssignment);
     });
     this.consumer.on(REBALANCING, () => handlers.onRebalancing());
+    // kafkajs does not call eachBatch for such a range; its instrumentation event is the only news
+    // of it.
+    this.consumer.on(this.consumer.events.START_BATCH_PROCESS, ({ payload }) => {
+      if (payload.batchSize === 0 && payload.firstOffset !== null)
+        handlers.onControlRecords(
+          payload.topic,
+          payload.partition,
+          Number(payload.firstOffset),
+          Number(payload.lastOffset),
+        );
+    });
     this.consumer.on(CRASH, (e) => {
       this.restarting = e.payload.restart;
       handlers.onCrash(e.payload.error, e.payload.restart);
@@ -81,6 +99,7 @@ export class MainConsumer {
           topic: batch.topic,
           partition: batch.partition,
           messages: batch.messages,
+          lastOffset: Number(batch.lastOffset()),
           isStale: payload.isStale,
           resolveOffset: (offset) => payload.resolveOffset(String(offset)),
           heartbeat: payload.heartbeat,

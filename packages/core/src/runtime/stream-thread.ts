@@ -110,6 +110,14 @@ export class StreamThread {
           .run(() => this.commitAll('rebalance'), 'commit on rebalance')
           .catch((e) => this.fatal(e));
       },
+      onControlRecords: (topic, partition, first, last) => {
+        void this.mutex
+          .run(async () => {
+            const rt = this.tasks.get(this.taskIdFor(topic, partition) ?? '');
+            if (rt?.state === 'running') rt.skipControlRecords(topic, partition, first, last);
+          }, 'control records')
+          .catch((e) => this.fatal(e));
+      },
       onCrash: (error, willRestart) => {
         this.log.warn({ err: error, willRestart }, 'consumer crashed');
         if (!willRestart) this.fatal(error);
@@ -215,6 +223,15 @@ export class StreamThread {
         await batch.heartbeat();
         if (Date.now() - started >= MAX_BATCH_MS) break;
       }
+    }
+    const last = batch.messages.at(-1);
+    // Markers after the last record (the commit of the transaction that wrote it) belong to what
+    // the task has consumed once it processed that record; else its committed offset stays short
+    // of the log end.
+    if (last && rt.state === 'running') {
+      const after = Number(last.offset) + 1;
+      if (rt.skipControlRecords(batch.topic, batch.partition, after, batch.lastOffset))
+        batch.resolveOffset(batch.lastOffset);
     }
     if (!(await this.flushTask(rt))) return;
     if (rt.task.commitRequested) this.commitSoon = true;

@@ -134,6 +134,19 @@ export class TaskRuntime {
     this.positions.set(key, offset + 1);
   }
 
+  /**
+   * Offsets `first`..`last` of an input partition hold nothing to process (transaction markers,
+   * aborted records): when the task stands inside that range, it moves past it.
+   */
+  skipControlRecords(topic: string, partition: number, first: number, last: number): boolean {
+    const key = tpKey(topic, partition);
+    const at = this.position(key);
+    if (at < first || at > last) return false;
+    this.positions.set(key, last + 1);
+    this.task.skipTo(topic, last + 1);
+    return true;
+  }
+
   /** Sends the buffered output; under exactly_once it joins the task's open transaction. */
   async flush(): Promise<void> {
     if (this.collector.size > 0) await this.producer.send(this.collector.drain());

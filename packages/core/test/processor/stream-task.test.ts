@@ -155,6 +155,24 @@ describe('StreamTask', () => {
     await task.close();
   });
 
+  it('moves its consumed offset past transaction markers, is due for a commit, and rolls that back', async () => {
+    const task = new StreamTask(options);
+    await task.initializeStores();
+    await task.initializeTopology();
+    task.process(input(0, 'a', 'x'));
+    await task.postCommit([]);
+    // The record at 0 was followed by its transaction's commit marker at 1.
+    task.skipTo('words', 2);
+    expect(task.consumedOffsets()).toEqual([{ topic: 'words', partition: 3, offset: 2 }]);
+    expect(task.commitNeeded).toBe(true);
+    task.skipTo('words', 1);
+    expect(task.consumedOffsets()).toEqual([{ topic: 'words', partition: 3, offset: 2 }]);
+    task.rollback();
+    expect(task.consumedOffsets()).toEqual([{ topic: 'words', partition: 3, offset: 1 }]);
+    expect(task.commitNeeded).toBe(false);
+    await task.close();
+  });
+
   it('rollback drops buffered writes and forgets offsets since the last commit', async () => {
     const task = new StreamTask(options);
     await task.initializeStores();

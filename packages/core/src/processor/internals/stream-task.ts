@@ -359,6 +359,17 @@ export class StreamTask implements TaskServices {
     this.consumed.set(record.topic, record.offset + 1);
   }
 
+  /**
+   * Moves an input partition's consumed offset past offsets that hold no record for the task
+   * (transaction markers, records of aborted transactions), so that its committed offset reaches
+   * the end of the log and lag monitoring reads 0, as Kafka Streams commits the consumer's position.
+   */
+  skipTo(topic: string, offset: number): void {
+    if (offset <= (this.consumed.get(topic) ?? -1)) return;
+    this.consumed.set(topic, offset);
+    this.needsCommit = true;
+  }
+
   private deserialize(source: SourceRuntimeNode, record: InputRecord): Record<unknown, unknown> | undefined {
     let part: 'key' | 'value' = 'key';
     try {
