@@ -53,6 +53,12 @@ export interface StreamsConfig {
   replicationFactor?: number;
   /** A task whose store buffers grow past this commits early, so memory stays bounded. */
   maxUncommittedBytes?: number;
+  /**
+   * A task whose input is behind but whose position and committed offsets have not moved for this
+   * long is logged at error and recreated from its committed offsets; 0 turns the watchdog off.
+   * Default: 60 s, or 3 commit intervals if that is longer.
+   */
+  taskStallTimeoutMs?: number;
   producer?: ProducerConfig;
   consumer?: ConsumerConfig;
 }
@@ -73,6 +79,7 @@ export interface ResolvedConfig {
   applicationServer?: string;
   replicationFactor: number;
   maxUncommittedBytes: number;
+  taskStallTimeoutMs: number;
   producer: Required<ProducerConfig>;
   consumer: Required<ConsumerConfig>;
 }
@@ -96,6 +103,7 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
   numStandbyReplicas: 'number',
   replicationFactor: 'number',
   maxUncommittedBytes: 'number',
+  taskStallTimeoutMs: 'number (0 to turn the watchdog off)',
   producer: 'object',
   consumer: 'object',
 };
@@ -156,6 +164,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   expect('requestTimeout', isPositiveInt(raw.requestTimeout));
   expect('replicationFactor', raw.replicationFactor === -1 || isPositiveInt(raw.replicationFactor));
   expect('maxUncommittedBytes', isPositiveInt(raw.maxUncommittedBytes));
+  expect('taskStallTimeoutMs', raw.taskStallTimeoutMs === 0 || isPositiveInt(raw.taskStallTimeoutMs));
   expect(
     'applicationServer',
     typeof raw.applicationServer === 'string' && /^[^:\s]+:\d+$/.test(raw.applicationServer),
@@ -195,6 +204,15 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   // Kafka Streams' defaults: a short interval under exactly_once keeps transactions small and
   // output latency low; at_least_once commits rarely because a commit costs a round trip.
   const commitIntervalMs = (raw.commitIntervalMs as number | undefined) ?? (exactlyOnce ? 100 : 30_000);
+
+  const taskStallTimeoutMs =
+    (raw.taskStallTimeoutMs as number | undefined) ?? Math.max(60_000, 3 * commitIntervalMs);
+  // Between commits a caught-up task's committed offset legitimately stands still for a whole
+  // interval; a shorter timeout would recreate healthy tasks.
+  if (isPositiveInt(taskStallTimeoutMs) && taskStallTimeoutMs < 2 * commitIntervalMs)
+    problems.push(
+      `"taskStallTimeoutMs" = ${taskStallTimeoutMs} must be at least twice commitIntervalMs (${commitIntervalMs} ms), or 0 to turn the watchdog off`,
+    );
 
   const producer: Required<ProducerConfig> = {
     idempotent: (producerIn.idempotent as boolean | undefined) ?? true,
@@ -306,6 +324,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     applicationServer: raw.applicationServer as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? -1,
     maxUncommittedBytes: (raw.maxUncommittedBytes as number | undefined) ?? 64 * 1024 * 1024,
+    taskStallTimeoutMs,
     producer,
     consumer,
   };

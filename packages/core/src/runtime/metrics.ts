@@ -7,6 +7,8 @@ export interface StreamsMetrics {
   rollbacks: number;
   fencedTasks: number;
   restoredRecords: number;
+  /** Tasks the watchdog found stalled and recreated. */
+  stalledTasks: number;
 }
 
 export function newMetrics(): StreamsMetrics {
@@ -18,5 +20,6 @@ export function newMetrics(): StreamsMetrics {
     rollbacks: 0,
     fencedTasks: 0,
     restoredRecords: 0,
+    stalledTasks: 0,
   };
 }

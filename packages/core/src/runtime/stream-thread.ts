@@ -16,6 +16,7 @@ import type { StreamsMetrics } from './metrics.ts';
 import { Mutex } from './mutex.ts';
 import { restoreTasks } from './restore.ts';
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
+import { TaskWatchdog } from './task-watchdog.ts';
 
 export interface StreamThreadDeps {
   config: ResolvedConfig;
@@ -70,6 +71,7 @@ export class StreamThread {
   private closing = false;
   private failed = false;
   private tick?: NodeJS.Timeout;
+  private readonly watchdog?: TaskWatchdog;
   private lastCommit = Date.now();
   private commitSoon = false;
   private readonly log: Logger;
@@ -86,6 +88,15 @@ export class StreamThread {
       applicationServer: config.applicationServer,
     });
     if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
+    if (config.taskStallTimeoutMs > 0)
+      this.watchdog = new TaskWatchdog({
+        ...deps,
+        timeoutMs: config.taskStallTimeoutMs,
+        tasks: () => (this.closing || this.failed ? [] : this.runningTasks()),
+        paused: () => this.consumer.paused(),
+        inThread: (fn) => this.mutex.run(fn, 'task watchdog'),
+        recreate: (rt) => this.recreate(rt, 0),
+      });
   }
 
   /** The tasks this thread runs now, with their stores (for interactive queries). */
@@ -127,11 +138,13 @@ export class StreamThread {
     this.tick = setInterval(() => {
       void this.mutex.run(() => this.onTick(), 'tick').catch((e) => this.fatal(e));
     }, period);
+    this.watchdog?.start();
   }
 
   /** Commits what was processed, closes the tasks and leaves the group. */
   async stop(): Promise<void> {
     if (this.tick) clearInterval(this.tick);
+    this.watchdog?.stop();
     await this.mutex.run(async () => {
       this.closing = true;
       if (!this.failed) await this.commitAll('shutdown');
@@ -308,6 +321,15 @@ export class StreamThread {
     }
   }
 
+  /** Closes the task without committing and creates it again from what Kafka holds, if still ours. */
+  private async recreate(rt: TaskRuntime, delayMs: number): Promise<void> {
+    await rt.close({ dirty: true });
+    this.tasks.delete(rt.id);
+    this.consumer.pause(rt.inputPartitions);
+    this.reportRunning();
+    this.createLater([rt.id], delayMs);
+  }
+
   private async rollback(rt: TaskRuntime, fenced: boolean, rebuild: boolean): Promise<void> {
     this.deps.metrics.rollbacks++;
     const ok = await rt.rollback();
@@ -316,13 +338,10 @@ export class StreamThread {
       // unknown state. Close it without committing and let a new task start from what Kafka
       // holds; the group's next assignment decides whether it comes back.
       if (fenced) this.deps.metrics.fencedTasks++;
-      await rt.close({ dirty: true });
-      this.tasks.delete(rt.id);
-      this.consumer.pause(rt.inputPartitions);
       // If it is still ours by the last assignment we saw: when another instance fenced us from
       // a stale view of the group, it learns so at its next heartbeat; try again after a pause
       // rather than wait for a rebalance that may never come.
-      this.createLater([rt.id], fenced ? 2_000 : 0);
+      await this.recreate(rt, fenced ? 2_000 : 0);
       return;
     }
     for (const tp of rt.startPositions()) this.consumer.seek(tp);

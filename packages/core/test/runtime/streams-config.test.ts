@@ -45,6 +45,20 @@ describe('StreamsConfig', () => {
     expect(err.message).toMatch(/"brokers" is required/);
   });
 
+  it('sets the task watchdog above the commit interval, and refuses one that would recreate healthy tasks', () => {
+    expect(resolveStreamsConfig(base).taskStallTimeoutMs).toBe(90_000);
+    expect(resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once' }).taskStallTimeoutMs).toBe(
+      60_000,
+    );
+    expect(resolveStreamsConfig({ ...base, taskStallTimeoutMs: 0 }).taskStallTimeoutMs).toBe(0);
+    expect(configError({ ...base, commitIntervalMs: 5000, taskStallTimeoutMs: 8000 }).message).toContain(
+      '"taskStallTimeoutMs" = 8000 must be at least twice commitIntervalMs (5000 ms), or 0 to turn the watchdog off',
+    );
+    expect(configError({ ...base, taskStallTimeoutMs: -1 }).message).toContain(
+      '"taskStallTimeoutMs" must be',
+    );
+  });
+
   it('rejects standby replicas, which are not implemented, instead of ignoring them', () => {
     expect(configError({ ...base, numStandbyReplicas: 1 }).message).toMatch(
       /numStandbyReplicas.*not supported/,
