@@ -29,6 +29,10 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      // `npm run soak`: long fault runs on a broker of their own, never part of `npm test`.
+      ...(process.env.KSTREAMS_SOAK
+        ? [{ test: { name: 'soak', include: ['packages/*/test/**/*.soak.ts'], testTimeout: 0 } }]
+        : []),
     ],
   },
 });
