@@ -60,6 +60,8 @@ export class StreamThread {
   );
   private readonly tasks = new Map<string, TaskRuntime>();
   private readonly creating = new Set<string>();
+  /** Tasks whose creation is scheduled (after a backoff, or a pause after being fenced). */
+  private readonly later = new Set<string>();
   /** Since when each task's sends or commits have been failing on the way, until it commits. */
   private readonly failingSince = new Map<string, number>();
   private readonly topicToSubtopology = new Map<string, number>();
@@ -200,6 +202,10 @@ export class StreamThread {
       // Not ready (being created or restored, or fenced): leave the position where it is; the
       // partition resumes when its task is running.
       this.consumer.pause([{ topic: batch.topic, partition: batch.partition }]);
+      // Only task creation resumes a partition: a task that is ours but neither running nor being
+      // created (no path should leave one so, but a pause must never be left without an owner)
+      // is created now.
+      if (taskId && !rt && this.missing(taskId)) this.createLater([taskId], 0);
       return;
     }
     const key = tpKey(batch.topic, batch.partition);
@@ -500,14 +506,16 @@ export class StreamThread {
 
   /** Assigned to us by the last assignment, but neither running nor being created. */
   private missing(id: string): boolean {
-    return this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id);
+    return this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id) && !this.later.has(id);
   }
 
   /** After `delayMs`, creates those of `ids` that are still missing. */
   private createLater(ids: string[], delayMs: number, attempt = 0, firstFailure?: number): void {
+    for (const id of ids) this.later.add(id);
     setTimeout(
       () =>
         void this.mutex.run(() => {
+          for (const id of ids) this.later.delete(id);
           if (!this.closing)
             this.createTasks(
               ids.filter((id) => this.missing(id)),

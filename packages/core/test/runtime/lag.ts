@@ -1,4 +1,5 @@
 // The consumer group's committed offsets against the log ends, as a lag monitor sees them.
+import type { Kafka } from 'kafkajs';
 import { testKafka } from './kafka-helpers.ts';
 
 export interface CommittedLag {
@@ -18,8 +19,9 @@ export async function committedLag(
   topics: string[],
   alsoTopics: (topic: string) => boolean,
   timeoutMs: number,
+  kafka: Kafka = testKafka('kstreams-test-lag'),
 ): Promise<CommittedLag> {
-  const admin = testKafka('kstreams-test-lag').admin();
+  const admin = kafka.admin();
   await admin.connect();
   try {
     const deadline = Date.now() + timeoutMs;
@@ -37,7 +39,7 @@ export async function committedLag(
 }
 
 async function lagOnce(
-  admin: ReturnType<ReturnType<typeof testKafka>['admin']>,
+  admin: ReturnType<Kafka['admin']>,
   groupId: string,
   topics: string[],
 ): Promise<CommittedLag> {

@@ -108,7 +108,7 @@ it(
     const monitor = setInterval(() => {
       if (brokerDown) return;
       for (const w of watched) {
-        void committedLag(w.applicationId, [input], () => false, 0)
+        void committedLag(w.applicationId, [input], () => false, 0, kafka)
           .then(async (lag) => {
             const admin = kafka.admin();
             await admin.connect();
@@ -154,6 +154,7 @@ it(
         [input],
         (t) => t.startsWith(w.applicationId) && t.endsWith('-repartition'),
         300_000,
+        kafka,
       );
       const drainMs = Date.now() - lastFault;
       const records = await readTopic(
