@@ -133,16 +133,21 @@ it(
         await start(opts, () => {});
         brokerDown = false;
         faults = { ...faults, brokerRestarts: faults.brokerRestarts + 1 };
+        console.log(`[soak] ${new Date().toISOString()} broker restarted`);
       } else {
         const victim = all[Math.floor(rand() * all.length)]!;
         await victim.kill();
         await sleep(1_000 + rand() * 2_000);
         victim.start();
         faults = { ...faults, kills: faults.kills + 1 };
+        console.log(
+          `[soak] ${new Date().toISOString()} killed and restarted instance ${all.indexOf(victim)}`,
+        );
       }
       lastFault = Date.now();
     }
     await feeding;
+    console.log(`[soak] faults and input stopped: ${chunk} chunks of 100 lines; checking`);
 
     const inputRecords = await readTopic(input, () => false, { kafka, timeoutMs: 20_000 });
     const truth = countWords(inputRecords.map((r) => r.value.toString()));
