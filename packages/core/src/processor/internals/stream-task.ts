@@ -13,7 +13,6 @@ import {
   DeserializationError,
   ProcessingError,
   SerdeError,
-  SerializationError,
   StreamsError,
 } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
@@ -34,35 +33,10 @@ import {
 } from './internal-topology-builder.ts';
 import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
 import { PunctuationQueue, PunctuationSchedule } from './punctuation.ts';
+import { type RecordCollector, sendSerialized } from './record-collector.ts';
+import type { DeserializationHandlerResponse, InputRecord } from './records.ts';
 
 export type { TaskId } from '../task-id.ts';
-
-export interface InputRecord {
-  topic: string;
-  partition: number;
-  offset: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp: number;
-  headers?: { [name: string]: Buffer | string | undefined };
-}
-
-export interface OutputRecord {
-  topic: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp: number;
-  headers?: { [name: string]: Buffer | string | undefined };
-  /** Undefined: the runtime partitions by murmur2 of the key bytes. */
-  partition?: number;
-}
-
-/** The runtime buffers and partitions; the test driver captures. */
-export interface RecordCollector {
-  send(record: OutputRecord): void;
-}
-
-export type DeserializationHandlerResponse = 'continue' | 'fail';
 
 export interface StreamTaskOptions {
   id: TaskId;
@@ -463,18 +437,7 @@ export class StreamTask implements TaskServices {
             timestamp: record.timestamp,
             headers: record.headers,
           });
-    let key: Buffer | null = null;
-    let value: Buffer | null = null;
-    let part: 'key' | 'value' = 'key';
-    try {
-      if (record.key !== null && record.key !== undefined) key = sink.keySerde.serialize(record.key, topic);
-      part = 'value';
-      if (record.value !== null && record.value !== undefined)
-        value = sink.valueSerde.serialize(record.value, topic);
-    } catch (cause) {
-      throw new SerializationError({ topic, nodeName: sink.name, part }, { cause });
-    }
-    this.options.collector.send({ topic, key, value, timestamp: record.timestamp, headers: record.headers });
+    sendSerialized(this.options.collector, sink, topic, record);
   }
 
   stateStore(node: RuntimeNodeRef, name: string): StateStore {
