@@ -152,7 +152,7 @@ export class TopologyTestDriver {
         `No state store '${name}' in the topology (stores: ${all.join(', ') || 'none'})`,
       );
     }
-    const store = () => task.typedStore(name) as unknown as KeyValueStore<K, V>;
+    const store = () => task.store(name) as unknown as KeyValueStore<K, V>;
     return {
       name,
       get: (key) => store().get(key),
