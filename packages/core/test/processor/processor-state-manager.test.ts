@@ -78,7 +78,7 @@ describe('ProcessorStateManager', () => {
     );
   });
 
-  it('buffers writes: the bytes store gets them only at commit, with changelog records for logged stores', async () => {
+  it('buffers writes until commit, with changelog records for the logged stores', async () => {
     const { manager, counts, scratch } = await managerWithCounts();
     counts.put('a', 1);
     counts.put('a', 2);

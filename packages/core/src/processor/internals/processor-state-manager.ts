@@ -9,7 +9,7 @@ import {
 import { StreamsError } from '../../errors.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
-import { changelogTopicName } from './internal-topology-builder.ts';
+import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
 
 export interface ProcessorStateManagerOptions extends DefaultSerdes {
@@ -41,14 +41,12 @@ export interface ChangelogChange {
 interface RegisteredStore {
   readonly builder: StoreBuilder;
   readonly changelog: TopicPartition | null;
-  readonly keySerde: StoreBuilderSerde;
-  readonly valueSerde: StoreBuilderSerde;
+  readonly keySerde: AnySerde;
+  readonly valueSerde: AnySerde;
   bytes?: KeyValueBytesStore;
   buffer?: TransactionalBuffer;
   store?: StateStore;
 }
-
-type StoreBuilderSerde = Parameters<StoreBuilder['build']>[1];
 
 const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
@@ -66,7 +64,10 @@ export class ProcessorStateManager {
 
   constructor(private readonly options: ProcessorStateManagerOptions) {}
 
-  /** Before initialize(): the changelog is named and the serdes are resolved here, so config errors come at task creation. */
+  /**
+   * Before initialize(). The serdes are resolved here, so that a missing one is a ConfigError when
+   * the task is created rather than when a processor first touches the store.
+   */
   register(builder: StoreBuilder): void {
     const name = builder.name;
     const changelog = builder.loggingEnabled
@@ -77,13 +78,8 @@ export class ProcessorStateManager {
     this.stores.set(name, {
       builder,
       changelog,
-      keySerde: resolveSerde(this.options, builder.keySerde as StoreBuilderSerde | undefined, 'key', where),
-      valueSerde: resolveSerde(
-        this.options,
-        builder.valueSerde as StoreBuilderSerde | undefined,
-        'value',
-        where,
-      ),
+      keySerde: resolveSerde(this.options, builder.keySerde as AnySerde | undefined, 'key', where),
+      valueSerde: resolveSerde(this.options, builder.valueSerde as AnySerde | undefined, 'value', where),
     });
   }
 
@@ -161,7 +157,10 @@ export class ProcessorStateManager {
     return out;
   }
 
-  /** After Kafka accepted the commit: the buffers go to the stores, then the checkpoint (merged with earlier entries) is written. */
+  /**
+   * After Kafka accepted the commit: the buffers go to the stores, then the checkpoint, merged with
+   * the entries read or written before (a changelog without new records keeps its offset).
+   */
   async commit(changelogOffsets: readonly CheckpointEntry[]): Promise<void> {
     for (const entry of this.stores.values()) await entry.buffer?.commit();
     for (const { topic, partition, offset } of changelogOffsets) {

@@ -8,7 +8,7 @@ export interface DefaultSerdes {
   defaultValueSerde?: Serde<unknown> | undefined;
 }
 
-/** The node's or store's own serde, else the config's default; a missing one is a ConfigError naming it. */
+/** The node's or store's own serde, else the config's default; neither is a ConfigError naming the place. */
 export function resolveSerde(
   defaults: DefaultSerdes,
   serde: AnySerde | undefined,
