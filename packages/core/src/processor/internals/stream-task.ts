@@ -51,8 +51,8 @@ export interface StreamTaskOptions {
 let defaultLogger: Logger | undefined;
 
 /**
- * One partition of one sub-topology: its processors (fresh instances), its stores behind
- * transactional buffers, its consumed offsets and its punctuation schedules. The runtime and the
+ * One partition of one sub-topology: its processors (fresh instances), its stores (held by its
+ * ProcessorStateManager), its consumed offsets and its punctuation schedules. The runtime and the
  * TopologyTestDriver both drive this class.
  */
 export class StreamTask implements TaskServices, SinkTarget {
