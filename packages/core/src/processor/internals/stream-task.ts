@@ -8,6 +8,7 @@ import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
 import { taskIdToString } from '../task-id.ts';
 import type { Topology } from '../topology.ts';
+import { isPromise, PendingWork } from './pending-work.ts';
 import type { RuntimeNodeRef, TaskServices } from './processor-context-impl.ts';
 import {
   buildTaskGraph,
@@ -75,8 +76,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private closed = false;
   private currentRecord: InputRecord | undefined;
   private streamTimeMs = -1;
-  private pending: Promise<void>[] = [];
-  private asyncError: unknown;
+  private readonly work = new PendingWork();
   private needsCommit = false;
   private wantsCommit = false;
   private consumed = new Map<string, number>();
@@ -194,14 +194,14 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.currentRecord = record;
     this.processedRecords += 1;
     source.process(deserialized);
-    if (this.pending.length > 0 || this.asyncError !== undefined) return this.finishAsync(record);
+    if (this.work.busy) return this.finishAsync(record);
     this.currentRecord = undefined;
     this.markConsumed(record);
     return this.punctuateStreamTime();
   }
 
   private async finishAsync(record: InputRecord): Promise<void> {
-    await this.drain();
+    await this.work.drain();
     this.currentRecord = undefined;
     this.markConsumed(record);
     await this.punctuateStreamTime();
@@ -242,27 +242,10 @@ export class StreamTask implements TaskServices, SinkTarget {
     } catch (error) {
       throw this.wrapError(node, error, this.describeCurrent());
     }
-    if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
+    if (isPromise(result)) {
+      // The record's description now: by the time the promise settles the task has moved on.
       const detail = this.describeCurrent();
-      // Caught at once so a rejection never goes unhandled while earlier promises are awaited.
-      this.pending.push(
-        result.then(undefined, (error: unknown) => {
-          this.asyncError ??= this.wrapError(node, error, detail);
-        }),
-      );
-    }
-  }
-
-  private async drain(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending;
-      this.pending = [];
-      await Promise.all(batch);
-    }
-    if (this.asyncError !== undefined) {
-      const error = this.asyncError;
-      this.asyncError = undefined;
-      throw error;
+      this.work.track(result, (error) => this.wrapError(node, error, detail));
     }
   }
 
@@ -354,15 +337,11 @@ export class StreamTask implements TaskServices, SinkTarget {
       } catch (error) {
         throw this.wrapError(schedule.owner, error, 'while punctuating');
       }
-      if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
-        this.pending.push(
-          result.then(undefined, (error: unknown) => {
-            this.asyncError ??= this.wrapError(schedule.owner, error, 'while punctuating');
-          }),
-        );
+      if (isPromise(result)) {
+        this.work.track(result, (error) => this.wrapError(schedule.owner, error, 'while punctuating'));
       }
     }
-    if (this.pending.length > 0 || this.asyncError !== undefined) return this.drain();
+    if (this.work.busy) return this.work.drain();
   }
 
   // ---- commit ----
@@ -414,8 +393,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   rollback(): void {
     this.stateManager.rollback();
     this.consumed = new Map(this.committedConsumed);
-    this.pending = [];
-    this.asyncError = undefined;
+    this.work.clear();
     this.currentRecord = undefined;
     this.needsCommit = false;
     this.wantsCommit = false;
