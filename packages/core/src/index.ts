@@ -15,14 +15,6 @@ export {
   TopologyError,
 } from './errors.ts';
 export * from './kstream/index.ts';
-export type { SubtopologyInfo } from './processor/internals/internal-topology-builder.ts';
-export type {
-  DeserializationHandlerResponse,
-  InputRecord,
-  OutputRecord,
-  RecordCollector,
-  StreamTaskOptions,
-} from './processor/internals/stream-task.ts';
 export type {
   Cancellable,
   FixedKeyProcessor,

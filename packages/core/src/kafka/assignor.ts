@@ -1,7 +1,11 @@
 // Plugs the task assignment into kafkajs' consumer group protocol. The leader computes tasks from
 // the topic metadata and hands each member the partitions of the tasks it got.
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
-import { assignTasks, type SubtopologyTopics, tasksFor } from '../runtime/assignment.ts';
+import {
+  assignTasks,
+  type SubtopologyTopics,
+  tasksFor,
+} from '../processor/internals/assignment/sticky-task-assignor.ts';
 
 export const ASSIGNOR_NAME = 'kstreams-sticky-task';
 

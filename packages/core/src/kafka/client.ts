@@ -8,6 +8,9 @@ import { installReadCommittedFix } from './read-committed.ts';
 // the user's own code in this process needs it.
 installReadCommittedFix();
 
+/** The client type for code outside kafka/, which may not import kafkajs itself. */
+export type { Kafka } from 'kafkajs';
+
 function pinoLogCreator(logger: Logger): logCreator {
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return () =>

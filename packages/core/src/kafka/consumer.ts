@@ -3,7 +3,7 @@
 // resolveOffset / seek, which the runtime drives itself.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { ResolvedConfig } from '../config/streams-config.ts';
-import type { InputRecord } from '../processor/internals/stream-task.ts';
+import type { InputRecord } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { type AssignorOptions, kstreamsAssignor } from './assignor.ts';
 

@@ -12,7 +12,7 @@ import {
   type Transaction,
 } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
-import type { OutputRecord } from '../processor/internals/stream-task.ts';
+import type { OutputRecord } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 
 export interface TaskProducer {

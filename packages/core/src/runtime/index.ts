@@ -1,3 +1,4 @@
+export { partitionForKey } from '../processor/internals/partitioner.ts';
 export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-queries.ts';
 export {
   KafkaStreams,
@@ -6,4 +7,3 @@ export {
   type StreamThreadExceptionResponse,
 } from './kafka-streams.ts';
 export type { StreamsMetrics } from './metrics.ts';
-export { partitionForKey } from './partitioner.ts';

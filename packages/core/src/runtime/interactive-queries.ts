@@ -4,9 +4,9 @@ import { type StoreSerde, TransactionalBuffer, TypedKeyValueStore } from '@kstre
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
+import { partitionForKey } from '../processor/internals/partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
-import { partitionForKey } from './partitioner.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
 export interface ReadOnlyKeyValueStore<K, V> {

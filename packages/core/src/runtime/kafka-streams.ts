@@ -2,12 +2,11 @@
 // reports its state, and decides what a fatal error does.
 import { EventEmitter } from 'node:events';
 import type { StateRestoreListener } from '@kstreams/state-store';
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
-import { createKafka } from '../kafka/client.ts';
+import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';

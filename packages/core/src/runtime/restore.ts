@@ -1,11 +1,24 @@
 // Brings new tasks' stores up to date from their changelogs: from the checkpoint (or the
 // beginning) to the end offset, before the task processes anything.
-import { fromChangelogMessage, StoreRestorer } from '@kstreams/state-store';
+import { fromChangelogMessage, type StateRestoreListener, StoreRestorer } from '@kstreams/state-store';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/streams-config.ts';
+import type { StreamsAdmin } from '../kafka/admin.ts';
 import { type RestoreRequest, restoreChangelogs } from '../kafka/restore-consumer.ts';
-import type { StreamThreadDeps } from './stream-thread.ts';
+import type { StreamsMetrics } from './metrics.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
-export async function restoreTasks(deps: StreamThreadDeps, runtimes: TaskRuntime[]): Promise<void> {
+/** What a restore needs; the stream thread's deps have it, without restore depending on the thread. */
+export interface RestoreDeps {
+  kafka: Parameters<typeof restoreChangelogs>[0];
+  admin: StreamsAdmin;
+  config: Pick<ResolvedConfig, 'applicationId' | 'exactlyOnce'>;
+  logger: Logger;
+  metrics: StreamsMetrics;
+  restoreListener?: StateRestoreListener | undefined;
+}
+
+export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): Promise<void> {
   const wanted = runtimes.flatMap((rt) => rt.task.changelogPartitions.map((cp) => ({ rt, cp })));
   if (wanted.length === 0) return;
   const ends = await deps.admin.endOffsets([...new Set(wanted.map((w) => w.cp.topic))]);

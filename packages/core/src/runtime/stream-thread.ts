@@ -3,11 +3,11 @@
 // the group's assignment by creating, restoring and closing tasks.
 
 import type { StateRestoreListener } from '@kstreams/state-store';
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { DeserializationError } from '../errors.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import type { Kafka } from '../kafka/client.ts';
 import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
 import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka/error-kinds.ts';
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';

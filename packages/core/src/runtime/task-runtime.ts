@@ -6,11 +6,12 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
-import { type InputRecord, type OutputRecord, StreamTask } from '../processor/internals/stream-task.ts';
+import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
+import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
+import type { InputRecord, OutputRecord } from '../processor/internals/records.ts';
+import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
-import { parseTaskId } from './assignment.ts';
 import type { StreamsMetrics } from './metrics.ts';
-import { BufferingRecordCollector } from './record-collector.ts';
 
 export interface TaskRuntimeDeps {
   config: ResolvedConfig;

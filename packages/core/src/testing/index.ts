@@ -1,3 +1,4 @@
+export type { DeserializationHandlerResponse, InputRecord } from '../processor/internals/records.ts';
 export {
   TestInputTopic,
   TestOutputTopic,

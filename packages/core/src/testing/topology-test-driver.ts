@@ -8,12 +8,12 @@ import type { Logger } from 'pino';
 import type { DeserializationError } from '../errors.ts';
 import { StreamsError } from '../errors.ts';
 import type { KeyValue } from '../kstream/key-value.ts';
-import {
-  type DeserializationHandlerResponse,
-  type InputRecord,
-  type OutputRecord,
-  StreamTask,
-} from '../processor/internals/stream-task.ts';
+import type {
+  DeserializationHandlerResponse,
+  InputRecord,
+  OutputRecord,
+} from '../processor/internals/records.ts';
+import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Headers } from '../processor/record.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
@@ -152,7 +152,7 @@ export class TopologyTestDriver {
         `No state store '${name}' in the topology (stores: ${all.join(', ') || 'none'})`,
       );
     }
-    const store = () => task.typedStore(name) as unknown as KeyValueStore<K, V>;
+    const store = () => task.store(name) as unknown as KeyValueStore<K, V>;
     return {
       name,
       get: (key) => store().get(key),

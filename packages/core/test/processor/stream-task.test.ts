@@ -5,11 +5,8 @@ import { InMemoryKeyValueStore, readCheckpoint } from '@kstreams/state-store';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeserializationError, ProcessingError } from '../../src/errors.ts';
-import {
-  type OutputRecord,
-  StreamTask,
-  type StreamTaskOptions,
-} from '../../src/processor/internals/stream-task.ts';
+import type { OutputRecord } from '../../src/processor/internals/records.ts';
+import { StreamTask, type StreamTaskOptions } from '../../src/processor/internals/stream-task.ts';
 import type { ProcessorContext } from '../../src/processor/processor.ts';
 import type { Record } from '../../src/processor/record.ts';
 import { Topology } from '../../src/processor/topology.ts';

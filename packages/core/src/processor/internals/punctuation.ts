@@ -1,3 +1,4 @@
+import { StreamsError } from '../../errors.ts';
 import type { Cancellable, PunctuationType, Punctuator } from '../processor.ts';
 
 /** One `schedule()` call: when it fires next, and who it belongs to. */
@@ -45,5 +46,39 @@ export class PunctuationQueue<Owner> {
 
   get size(): number {
     return this.schedules.length;
+  }
+}
+
+/** A task's schedules, one queue per time type; `schedule` checks what a processor asks for. */
+export class TaskPunctuation<Owner extends { readonly name: string }> {
+  readonly streamTime = new PunctuationQueue<Owner>();
+  readonly wallClock = new PunctuationQueue<Owner>();
+
+  schedule(
+    owner: Owner,
+    intervalMs: number,
+    type: PunctuationType,
+    punctuator: Punctuator,
+    now: () => number,
+  ): Cancellable {
+    if (!Number.isFinite(intervalMs) || intervalMs < 1) {
+      throw new StreamsError(
+        `Processor ${owner.name}: schedule interval must be at least 1 ms, got ${intervalMs}`,
+      );
+    }
+    if (typeof punctuator !== 'function')
+      throw new StreamsError(`Processor ${owner.name}: punctuator must be a function`);
+    if (type === 'stream-time') {
+      // Aligned to 0 as in Kafka Streams: fires at the first record, then on the interval grid.
+      const schedule = new PunctuationSchedule(owner, type, intervalMs, 0, punctuator);
+      this.streamTime.add(schedule);
+      return schedule;
+    }
+    if (type === 'wall-clock-time') {
+      const schedule = new PunctuationSchedule(owner, type, intervalMs, now() + intervalMs, punctuator);
+      this.wallClock.add(schedule);
+      return schedule;
+    }
+    throw new StreamsError(`Processor ${owner.name}: unknown punctuation type '${String(type)}'`);
   }
 }

@@ -1,68 +1,34 @@
-import {
-  type CheckpointEntry,
-  type KeyValueBytesStore,
-  readCheckpoint,
-  type TopicPartition,
-  TransactionalBuffer,
-  TypedKeyValueStore,
-  writeCheckpoint,
-} from '@kstreams/state-store';
+import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
-import {
-  ConfigError,
-  DeserializationError,
-  ProcessingError,
-  SerdeError,
-  SerializationError,
-  StreamsError,
-} from '../../errors.ts';
+import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import type { StateStore } from '../../state/state-store.ts';
-import type { StoreBuilder } from '../../state/store-builder.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
-import { type FixedKeyRecord, type Headers, Record } from '../record.ts';
+import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
 import { taskIdToString } from '../task-id.ts';
-import type { TopicNameExtractor } from '../topic-name-extractor.ts';
 import type { Topology } from '../topology.ts';
+import { isPromise, PendingWork } from './pending-work.ts';
+import type { RuntimeNodeRef, TaskServices } from './processor-context-impl.ts';
 import {
-  type AnyProcessor,
-  type AnySerde,
-  changelogTopicName,
-  type NodeDef,
-  type SerdeWrapper,
-} from './internal-topology-builder.ts';
-import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
-import { PunctuationQueue, PunctuationSchedule } from './punctuation.ts';
+  buildTaskGraph,
+  type ProcessorRuntimeNode,
+  type RuntimeNode,
+  type SinkRuntimeNode,
+  type SinkTarget,
+  type SourceRuntimeNode,
+} from './processor-nodes.ts';
+import {
+  type ChangelogChange,
+  type ChangelogPartition,
+  ProcessorStateManager,
+} from './processor-state-manager.ts';
+import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
+import { type RecordCollector, sendSerialized } from './record-collector.ts';
+import { type DeserializationHandler, RecordDeserializer } from './record-deserializer.ts';
+import type { InputRecord } from './records.ts';
 
 export type { TaskId } from '../task-id.ts';
-
-export interface InputRecord {
-  topic: string;
-  partition: number;
-  offset: number;
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp: number;
-  headers?: { [name: string]: Buffer | string | undefined };
-}
-
-export interface OutputRecord {
-  topic: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp: number;
-  headers?: { [name: string]: Buffer | string | undefined };
-  /** Undefined: the runtime partitions by murmur2 of the key bytes. */
-  partition?: number;
-}
-
-/** The runtime buffers and partitions; the test driver captures. */
-export interface RecordCollector {
-  send(record: OutputRecord): void;
-}
-
-export type DeserializationHandlerResponse = 'continue' | 'fail';
 
 export interface StreamTaskOptions {
   id: TaskId;
@@ -74,10 +40,7 @@ export interface StreamTaskOptions {
   checkpointFile?: string;
   maxUncommittedBytes?: number;
   /** Default: 'fail' (throw the DeserializationError). */
-  deserializationExceptionHandler?: (
-    error: DeserializationError,
-    record: InputRecord,
-  ) => DeserializationHandlerResponse;
+  deserializationExceptionHandler?: DeserializationHandler;
   logger?: Logger;
   /** Wall clock; default Date.now. */
   now?: () => number;
@@ -86,103 +49,34 @@ export interface StreamTaskOptions {
   defaultValueSerde?: Serde<unknown>;
 }
 
-interface TaskStore {
-  readonly builder: StoreBuilder;
-  readonly changelog: TopicPartition | null;
-  readonly keySerde: AnySerde;
-  readonly valueSerde: AnySerde;
-  bytes?: KeyValueBytesStore;
-  buffer?: TransactionalBuffer;
-  typed?: TypedKeyValueStore<unknown, unknown>;
-}
-
-abstract class RuntimeNode implements RuntimeNodeRef {
-  children: RuntimeNode[] = [];
-  readonly childByName = new Map<string, RuntimeNode>();
-  constructor(readonly name: string) {}
-  abstract process(record: Record<unknown, unknown>): void | Promise<void>;
-}
-
-class SourceRuntimeNode extends RuntimeNode {
-  constructor(
-    name: string,
-    readonly keySerde: AnySerde,
-    readonly valueSerde: AnySerde,
-    private readonly task: StreamTask,
-  ) {
-    super(name);
-  }
-
-  process(record: Record<unknown, unknown>): void {
-    this.task.forward(this, record);
-  }
-}
-
-class ProcessorRuntimeNode extends RuntimeNode {
-  readonly context: ProcessorContextImpl;
-
-  constructor(
-    name: string,
-    readonly processor: AnyProcessor,
-    readonly storeNames: ReadonlySet<string>,
-    services: TaskServices,
-  ) {
-    super(name);
-    this.context = new ProcessorContextImpl(services, this);
-  }
-
-  process(record: Record<unknown, unknown>): void | Promise<void> {
-    return this.processor.process(record);
-  }
-}
-
-class SinkRuntimeNode extends RuntimeNode {
-  constructor(
-    name: string,
-    /** Resolved (internal topics prefixed) or an extractor. */
-    readonly topic: string | TopicNameExtractor<unknown, unknown>,
-    readonly keySerde: AnySerde,
-    readonly valueSerde: AnySerde,
-    private readonly task: StreamTask,
-  ) {
-    super(name);
-  }
-
-  process(record: Record<unknown, unknown>): void {
-    this.task.sendFromSink(this, record);
-  }
-}
-
 let defaultLogger: Logger | undefined;
 
 /**
- * One partition of one sub-topology: its processors (fresh instances), its stores behind
- * transactional buffers, its consumed offsets and its punctuation schedules. The runtime and the
+ * One partition of one sub-topology: its processors (fresh instances), its stores (held by its
+ * ProcessorStateManager), its consumed offsets and its punctuation schedules. The runtime and the
  * TopologyTestDriver both drive this class.
  */
-export class StreamTask implements TaskServices {
+export class StreamTask implements TaskServices, SinkTarget {
   readonly id: TaskId;
   readonly idString: string;
   readonly applicationId: string;
   readonly inputPartitions: TopicPartition[];
-  readonly changelogPartitions: Array<TopicPartition & { storeName: string }>;
+  readonly changelogPartitions: ChangelogPartition[];
 
   private readonly options: StreamTaskOptions;
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly sources = new Map<string, SourceRuntimeNode>();
-  private readonly processors: ProcessorRuntimeNode[] = [];
-  private readonly stores = new Map<string, TaskStore>();
-  private readonly streamTimeSchedules = new PunctuationQueue<ProcessorRuntimeNode>();
-  private readonly wallClockSchedules = new PunctuationQueue<ProcessorRuntimeNode>();
+  private readonly sources: Map<string, SourceRuntimeNode>;
+  private readonly processors: ProcessorRuntimeNode[];
+  private readonly stateManager: ProcessorStateManager;
+  private readonly deserializer: RecordDeserializer;
+  private readonly punctuation = new TaskPunctuation<ProcessorRuntimeNode>();
 
-  private storesOpen = false;
   private topologyInitialized = false;
   private closed = false;
   private currentRecord: InputRecord | undefined;
   private streamTimeMs = -1;
-  private pending: Promise<void>[] = [];
-  private asyncError: unknown;
+  private readonly work = new PendingWork();
   private needsCommit = false;
   private wantsCommit = false;
   private consumed = new Map<string, number>();
@@ -193,8 +87,6 @@ export class StreamTask implements TaskServices {
    * processed all its input would never commit again: nothing new marks it as needing a commit.
    */
   private offsetsUncommitted = false;
-  private readonly checkpoint = new Map<string, CheckpointEntry>();
-  private droppedRecords = 0;
   private processedRecords = 0;
 
   constructor(options: StreamTaskOptions) {
@@ -214,99 +106,59 @@ export class StreamTask implements TaskServices {
           `(it has ${builder.subtopologyNodes().length})`,
       );
     }
-    const partition = this.id.partition;
-    this.inputPartitions = [];
-    this.changelogPartitions = [];
+    this.deserializer = new RecordDeserializer(options.deserializationExceptionHandler, this.logger);
+    this.stateManager = new ProcessorStateManager({
+      taskId: this.idString,
+      applicationId: this.applicationId,
+      partition: this.id.partition,
+      storeFactory: options.storeFactory,
+      checkpointFile: options.checkpointFile,
+      maxUncommittedBytes: options.maxUncommittedBytes,
+      defaultKeySerde: options.defaultKeySerde,
+      defaultValueSerde: options.defaultValueSerde,
+      onCommitRequested: () => {
+        this.wantsCommit = true;
+      },
+    });
+    for (const storeBuilder of group.stores) this.stateManager.register(storeBuilder);
+    this.changelogPartitions = this.stateManager.changelogPartitions;
 
-    for (const storeBuilder of group.stores) {
-      const changelog = storeBuilder.loggingEnabled
-        ? { topic: changelogTopicName(this.applicationId, storeBuilder.name), partition }
-        : null;
-      if (changelog !== null) this.changelogPartitions.push({ ...changelog, storeName: storeBuilder.name });
-      this.stores.set(storeBuilder.name, {
-        builder: storeBuilder,
-        changelog,
-        keySerde: this.resolveSerde(
-          storeBuilder.keySerde as AnySerde | undefined,
-          'key',
-          `state store '${storeBuilder.name}'`,
-        ),
-        valueSerde: this.resolveSerde(
-          storeBuilder.valueSerde as AnySerde | undefined,
-          'value',
-          `state store '${storeBuilder.name}'`,
-        ),
-      });
-    }
-
-    const nodes = new Map<string, RuntimeNode>();
-    for (const def of group.nodes) nodes.set(def.name, this.createNode(def));
-    for (const def of group.nodes) {
-      if (def.kind === 'source') continue;
-      const node = nodes.get(def.name)!;
-      for (const parentName of def.parents) {
-        const parent = nodes.get(parentName)!;
-        parent.children.push(node);
-        parent.childByName.set(node.name, node);
-      }
-    }
+    const graph = buildTaskGraph(group.nodes, {
+      builder,
+      applicationId: this.applicationId,
+      partition: this.id.partition,
+      defaultKeySerde: options.defaultKeySerde,
+      defaultValueSerde: options.defaultValueSerde,
+      task: this,
+    });
+    this.sources = graph.sources;
+    this.processors = graph.processors;
+    this.inputPartitions = graph.inputPartitions;
   }
 
   // ---- set-up ----
 
-  async initializeStores(): Promise<CheckpointEntry[]> {
-    if (this.storesOpen) throw new StreamsError(`Task ${this.idString}: stores are already initialized`);
-    for (const [name, store] of this.stores) {
-      const bytes = this.options.storeFactory(name, this.idString);
-      await bytes.open();
-      store.bytes = bytes;
-      store.buffer = new TransactionalBuffer(bytes, {
-        ...(this.options.maxUncommittedBytes === undefined
-          ? {}
-          : { maxUncommittedBytes: this.options.maxUncommittedBytes }),
-        onCommitRequested: () => {
-          this.wantsCommit = true;
-        },
-      });
-      store.typed = new TypedKeyValueStore(name, store.buffer, store.keySerde, store.valueSerde);
-    }
-    this.storesOpen = true;
-    const entries =
-      this.options.checkpointFile === undefined ? [] : await readCheckpoint(this.options.checkpointFile);
-    for (const entry of entries) this.checkpoint.set(`${entry.topic}\u0000${entry.partition}`, { ...entry });
-    return entries;
+  /** Opens the stores; returns the checkpoint read (or `[]`), where the restore starts. */
+  initializeStores(): Promise<CheckpointEntry[]> {
+    return this.stateManager.initialize();
   }
 
   /** The raw bytes store, for the runtime's changelog restore (bypasses the buffer). */
   storeFor(storeName: string): KeyValueBytesStore {
-    const store = this.stores.get(storeName);
-    if (store === undefined)
-      throw new StreamsError(`Task ${this.idString} has no state store '${storeName}'`);
-    if (store.bytes === undefined) {
-      throw new StreamsError(
-        `Task ${this.idString}: call initializeStores() before storeFor('${storeName}')`,
-      );
-    }
-    return store.bytes;
+    return this.stateManager.bytesStore(storeName);
   }
 
-  /** The typed view processors see (reads go through the transactional buffer). */
-  typedStore(storeName: string): TypedKeyValueStore<unknown, unknown> {
-    const store = this.stores.get(storeName);
-    if (store === undefined)
-      throw new StreamsError(`Task ${this.idString} has no state store '${storeName}'`);
-    if (store.typed === undefined) {
-      throw new StreamsError(`Task ${this.idString}: state store '${storeName}' is not initialized yet`);
-    }
-    return store.typed;
+  /** The store processors see (reads go through the transactional buffer). */
+  store(storeName: string): StateStore {
+    return this.stateManager.store(storeName);
   }
 
   get storeNames(): string[] {
-    return [...this.stores.keys()];
+    return this.stateManager.storeNames;
   }
 
   async initializeTopology(): Promise<void> {
-    if (!this.storesOpen && this.stores.size > 0) {
+    if (!this.stateManager.initialized && this.stateManager.size > 0) {
       throw new StreamsError(`Task ${this.idString}: call initializeStores() before initializeTopology()`);
     }
     if (this.topologyInitialized) return;
@@ -333,7 +185,7 @@ export class StreamTask implements TaskServices {
       );
     }
     this.needsCommit = true;
-    const deserialized = this.deserialize(source, record);
+    const deserialized = this.deserializer.deserialize(source, record);
     if (deserialized === undefined) {
       this.markConsumed(record);
       return;
@@ -342,14 +194,14 @@ export class StreamTask implements TaskServices {
     this.currentRecord = record;
     this.processedRecords += 1;
     source.process(deserialized);
-    if (this.pending.length > 0 || this.asyncError !== undefined) return this.finishAsync(record);
+    if (this.work.busy) return this.finishAsync(record);
     this.currentRecord = undefined;
     this.markConsumed(record);
     return this.punctuateStreamTime();
   }
 
   private async finishAsync(record: InputRecord): Promise<void> {
-    await this.drain();
+    await this.work.drain();
     this.currentRecord = undefined;
     this.markConsumed(record);
     await this.punctuateStreamTime();
@@ -368,32 +220,6 @@ export class StreamTask implements TaskServices {
     if (offset <= (this.consumed.get(topic) ?? -1)) return;
     this.consumed.set(topic, offset);
     this.needsCommit = true;
-  }
-
-  private deserialize(source: SourceRuntimeNode, record: InputRecord): Record<unknown, unknown> | undefined {
-    let part: 'key' | 'value' = 'key';
-    try {
-      const key = record.key === null ? null : source.keySerde.deserialize(record.key, record.topic);
-      part = 'value';
-      const value = record.value === null ? null : source.valueSerde.deserialize(record.value, record.topic);
-      return new Record(key, value, record.timestamp, (record.headers ?? {}) as Headers);
-    } catch (cause) {
-      const error = new DeserializationError(
-        { topic: record.topic, partition: record.partition, offset: record.offset, part },
-        { cause },
-      );
-      const handler = this.options.deserializationExceptionHandler;
-      const response = handler === undefined ? 'fail' : handler(error, record);
-      if (response === 'continue') {
-        this.droppedRecords += 1;
-        this.logger.warn(
-          { topic: record.topic, partition: record.partition, offset: record.offset, err: cause },
-          `Skipping a record that cannot be deserialized (${part}); dropped records: ${this.droppedRecords}`,
-        );
-        return undefined;
-      }
-      throw error;
-    }
   }
 
   /** TaskServices: called by contexts and source nodes. */
@@ -427,27 +253,10 @@ export class StreamTask implements TaskServices {
     } catch (error) {
       throw this.wrapError(node, error, this.describeCurrent());
     }
-    if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
+    if (isPromise(result)) {
+      // The record's description now: by the time the promise settles the task has moved on.
       const detail = this.describeCurrent();
-      // Caught at once so a rejection never goes unhandled while earlier promises are awaited.
-      this.pending.push(
-        result.then(undefined, (error: unknown) => {
-          this.asyncError ??= this.wrapError(node, error, detail);
-        }),
-      );
-    }
-  }
-
-  private async drain(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending;
-      this.pending = [];
-      await Promise.all(batch);
-    }
-    if (this.asyncError !== undefined) {
-      const error = this.asyncError;
-      this.asyncError = undefined;
-      throw error;
+      this.work.track(result, (error) => this.wrapError(node, error, detail));
     }
   }
 
@@ -474,18 +283,7 @@ export class StreamTask implements TaskServices {
             timestamp: record.timestamp,
             headers: record.headers,
           });
-    let key: Buffer | null = null;
-    let value: Buffer | null = null;
-    let part: 'key' | 'value' = 'key';
-    try {
-      if (record.key !== null && record.key !== undefined) key = sink.keySerde.serialize(record.key, topic);
-      part = 'value';
-      if (record.value !== null && record.value !== undefined)
-        value = sink.valueSerde.serialize(record.value, topic);
-    } catch (cause) {
-      throw new SerializationError({ topic, nodeName: sink.name, part }, { cause });
-    }
-    this.options.collector.send({ topic, key, value, timestamp: record.timestamp, headers: record.headers });
+    sendSerialized(this.options.collector, sink, topic, record);
   }
 
   stateStore(node: RuntimeNodeRef, name: string): StateStore {
@@ -496,7 +294,7 @@ export class StreamTask implements TaskServices {
           `(addStateStore(builder, '${node.name}'), connectProcessorAndStateStores, or process(supplier, '${name}'))`,
       );
     }
-    return this.typedStore(name);
+    return this.stateManager.store(name);
   }
 
   recordMetadata(): RecordMetadata | undefined {
@@ -524,37 +322,18 @@ export class StreamTask implements TaskServices {
     type: PunctuationType,
     punctuator: Punctuator,
   ): Cancellable {
-    if (!Number.isFinite(intervalMs) || intervalMs < 1) {
-      throw new StreamsError(
-        `Processor ${node.name}: schedule interval must be at least 1 ms, got ${intervalMs}`,
-      );
-    }
-    if (typeof punctuator !== 'function')
-      throw new StreamsError(`Processor ${node.name}: punctuator must be a function`);
-    const owner = node as ProcessorRuntimeNode;
-    if (type === 'stream-time') {
-      // Aligned to 0 as in Kafka Streams: fires at the first record, then on the interval grid.
-      const schedule = new PunctuationSchedule(owner, type, intervalMs, 0, punctuator);
-      this.streamTimeSchedules.add(schedule);
-      return schedule;
-    }
-    if (type === 'wall-clock-time') {
-      const schedule = new PunctuationSchedule(owner, type, intervalMs, this.now() + intervalMs, punctuator);
-      this.wallClockSchedules.add(schedule);
-      return schedule;
-    }
-    throw new StreamsError(`Processor ${node.name}: unknown punctuation type '${String(type)}'`);
+    return this.punctuation.schedule(node as ProcessorRuntimeNode, intervalMs, type, punctuator, this.now);
   }
 
   private punctuateStreamTime(): void | Promise<void> {
-    if (this.streamTimeSchedules.size === 0 || this.streamTimeMs < 0) return;
-    return this.runPunctuators(this.streamTimeSchedules, this.streamTimeMs);
+    if (this.punctuation.streamTime.size === 0 || this.streamTimeMs < 0) return;
+    return this.runPunctuators(this.punctuation.streamTime, this.streamTimeMs);
   }
 
   /** Fires the wall-clock punctuators due at `now`. */
   punctuateWallClock(now: number): void | Promise<void> {
-    if (this.wallClockSchedules.size === 0) return;
-    return this.runPunctuators(this.wallClockSchedules, now);
+    if (this.punctuation.wallClock.size === 0) return;
+    return this.runPunctuators(this.punctuation.wallClock, now);
   }
 
   private runPunctuators(queue: PunctuationQueue<ProcessorRuntimeNode>, now: number): void | Promise<void> {
@@ -569,15 +348,11 @@ export class StreamTask implements TaskServices {
       } catch (error) {
         throw this.wrapError(schedule.owner, error, 'while punctuating');
       }
-      if (result !== undefined && typeof (result as Promise<void>).then === 'function') {
-        this.pending.push(
-          result.then(undefined, (error: unknown) => {
-            this.asyncError ??= this.wrapError(schedule.owner, error, 'while punctuating');
-          }),
-        );
+      if (isPromise(result)) {
+        this.work.track(result, (error) => this.wrapError(schedule.owner, error, 'while punctuating'));
       }
     }
-    if (this.pending.length > 0 || this.asyncError !== undefined) return this.drain();
+    if (this.work.busy) return this.work.drain();
   }
 
   // ---- commit ----
@@ -592,7 +367,7 @@ export class StreamTask implements TaskServices {
 
   /** Records dropped by the deserialization handler since the task was created. */
   get droppedRecordsTotal(): number {
-    return this.droppedRecords;
+    return this.deserializer.droppedRecordsTotal;
   }
 
   get processedRecordsTotal(): number {
@@ -600,20 +375,8 @@ export class StreamTask implements TaskServices {
   }
 
   /** Pending store changes for the changelog (last value per key, null = tombstone); does not clear. */
-  changelogRecords(): Array<{ topic: string; partition: number; key: Buffer; value: Buffer | null }> {
-    const out: Array<{ topic: string; partition: number; key: Buffer; value: Buffer | null }> = [];
-    for (const store of this.stores.values()) {
-      if (store.changelog === null || store.buffer === undefined) continue;
-      for (const change of store.buffer.pendingChanges()) {
-        out.push({
-          topic: store.changelog.topic,
-          partition: store.changelog.partition,
-          key: change.key,
-          value: change.value,
-        });
-      }
-    }
-    return out;
+  changelogRecords(): ChangelogChange[] {
+    return this.stateManager.changelogRecords();
   }
 
   /** Next offset (last processed + 1) of each input partition processed since creation. */
@@ -630,17 +393,7 @@ export class StreamTask implements TaskServices {
     changelogOffsets: readonly CheckpointEntry[],
     { offsetsCommitted = true }: { offsetsCommitted?: boolean } = {},
   ): Promise<void> {
-    for (const store of this.stores.values()) await store.buffer?.commit();
-    for (const entry of changelogOffsets) {
-      this.checkpoint.set(`${entry.topic}\u0000${entry.partition}`, {
-        topic: entry.topic,
-        partition: entry.partition,
-        offset: entry.offset,
-      });
-    }
-    if (this.options.checkpointFile !== undefined && this.checkpoint.size > 0) {
-      await writeCheckpoint(this.options.checkpointFile, [...this.checkpoint.values()]);
-    }
+    await this.stateManager.commit(changelogOffsets);
     this.committedConsumed = new Map(this.consumed);
     this.offsetsUncommitted = !offsetsCommitted;
     this.needsCommit = false;
@@ -649,10 +402,9 @@ export class StreamTask implements TaskServices {
 
   /** Drops the buffered store writes and the offsets consumed since the last commit. */
   rollback(): void {
-    for (const store of this.stores.values()) store.buffer?.rollback();
+    this.stateManager.rollback();
     this.consumed = new Map(this.committedConsumed);
-    this.pending = [];
-    this.asyncError = undefined;
+    this.work.clear();
     this.currentRecord = undefined;
     this.needsCommit = false;
     this.wantsCommit = false;
@@ -672,73 +424,10 @@ export class StreamTask implements TaskServices {
         }
       }
     }
-    for (const store of this.stores.values()) {
-      store.buffer?.rollback();
-      try {
-        await store.bytes?.close();
-      } catch (error) {
-        firstError ??= error;
-      }
-    }
+    const storeError = await this.stateManager.close();
+    firstError ??= storeError;
     if (firstError !== undefined) throw firstError;
   }
 
   // ---- construction helpers ----
-
-  private createNode(def: NodeDef): RuntimeNode {
-    const topology = this.options.topology.internalBuilder;
-    switch (def.kind) {
-      case 'source': {
-        const node = new SourceRuntimeNode(
-          def.name,
-          this.resolveSerde(def.keySerde, 'key', `source ${def.name}`),
-          this.resolveSerde(def.valueSerde, 'value', `source ${def.name}`, def.valueSerdeWrapper),
-          this,
-        );
-        for (const topic of def.topics) {
-          const resolved = topology.resolveTopic(this.applicationId, topic);
-          this.sources.set(resolved, node);
-          this.inputPartitions.push({ topic: resolved, partition: this.id.partition });
-        }
-        return node;
-      }
-      case 'processor': {
-        const processor = def.supplier();
-        if (processor === null || typeof processor !== 'object' || typeof processor.process !== 'function') {
-          throw new StreamsError(
-            `The supplier of processor ${def.name} must return a new object with process()`,
-          );
-        }
-        const node = new ProcessorRuntimeNode(def.name, processor, new Set(def.stores), this);
-        this.processors.push(node);
-        return node;
-      }
-      case 'sink':
-        return new SinkRuntimeNode(
-          def.name,
-          typeof def.topic === 'string' ? topology.resolveTopic(this.applicationId, def.topic) : def.topic,
-          this.resolveSerde(def.keySerde, 'key', `sink ${def.name}`),
-          this.resolveSerde(def.valueSerde, 'value', `sink ${def.name}`, def.valueSerdeWrapper),
-          this,
-        );
-    }
-  }
-
-  private resolveSerde(
-    serde: AnySerde | undefined,
-    part: 'key' | 'value',
-    where: string,
-    wrapper?: SerdeWrapper,
-  ): AnySerde {
-    const resolved =
-      serde ?? (part === 'key' ? this.options.defaultKeySerde : this.options.defaultValueSerde);
-    if (resolved === undefined) {
-      const option = part === 'key' ? 'keySerde' : 'valueSerde';
-      throw new ConfigError(
-        `No ${part} serde for ${where}: pass ${option} to the operation that created it ` +
-          `(stream(), to(), groupBy(), Materialized, ...) or set default${part === 'key' ? 'Key' : 'Value'}Serde in the config`,
-      );
-    }
-    return wrapper === undefined ? resolved : wrapper(resolved);
-  }
 }

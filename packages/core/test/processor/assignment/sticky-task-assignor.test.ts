@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignTasks, tasksFor } from '../../src/runtime/assignment.ts';
+import { assignTasks, tasksFor } from '../../../src/processor/internals/assignment/sticky-task-assignor.ts';
 
 const ids = (n: number, sub = 0) => Array.from({ length: n }, (_, p) => `${sub}_${p}`);
 const sizes = (plan: Map<string, string[]>) => [...plan.values()].map((t) => t.length).sort();

@@ -1,6 +1,6 @@
 import { Partitioners } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { murmur2, partitionForKey } from '../../src/runtime/partitioner.ts';
+import { murmur2, partitionForKey } from '../../src/processor/internals/partitioner.ts';
 
 describe('partitionForKey', () => {
   it('agrees with kafkajs’ Java-compatible DefaultPartitioner for many keys and widths', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { OutputRecord } from '../../src/index.ts';
 import { chunkRecords } from '../../src/kafka/producers.ts';
+import type { OutputRecord } from '../../src/processor/internals/records.ts';
 
 const rec = (i: number, valueBytes = 10): OutputRecord => ({
   topic: 't',

@@ -1,0 +1,148 @@
+// The nodes of a task's processor graph, built from the topology's node definitions: Kafka Streams'
+// SourceNode, ProcessorNode and SinkNode. The task routes records between them.
+import type { TopicPartition } from '@kstreams/state-store';
+import { StreamsError } from '../../errors.ts';
+import type { Record } from '../record.ts';
+import type { TopicNameExtractor } from '../topic-name-extractor.ts';
+import type {
+  AnyProcessor,
+  AnySerde,
+  InternalTopologyBuilder,
+  NodeDef,
+} from './internal-topology-builder.ts';
+import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
+import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
+
+export abstract class RuntimeNode implements RuntimeNodeRef {
+  children: RuntimeNode[] = [];
+  readonly childByName = new Map<string, RuntimeNode>();
+  constructor(readonly name: string) {}
+  abstract process(record: Record<unknown, unknown>): void | Promise<void>;
+}
+
+export class SourceRuntimeNode extends RuntimeNode {
+  constructor(
+    name: string,
+    readonly keySerde: AnySerde,
+    readonly valueSerde: AnySerde,
+    private readonly task: TaskServices,
+  ) {
+    super(name);
+  }
+
+  process(record: Record<unknown, unknown>): void {
+    this.task.forward(this, record);
+  }
+}
+
+export class ProcessorRuntimeNode extends RuntimeNode {
+  readonly context: ProcessorContextImpl;
+
+  constructor(
+    name: string,
+    readonly processor: AnyProcessor,
+    readonly storeNames: ReadonlySet<string>,
+    services: TaskServices,
+  ) {
+    super(name);
+    this.context = new ProcessorContextImpl(services, this);
+  }
+
+  process(record: Record<unknown, unknown>): void | Promise<void> {
+    return this.processor.process(record);
+  }
+}
+
+/** What a sink needs from its task: the topic is resolved there, since an extractor sees the input record. */
+export interface SinkTarget {
+  sendFromSink(sink: SinkRuntimeNode, record: Record<unknown, unknown>): void;
+}
+
+export class SinkRuntimeNode extends RuntimeNode {
+  constructor(
+    name: string,
+    /** Resolved (internal topics prefixed) or an extractor. */
+    readonly topic: string | TopicNameExtractor<unknown, unknown>,
+    readonly keySerde: AnySerde,
+    readonly valueSerde: AnySerde,
+    private readonly task: SinkTarget,
+  ) {
+    super(name);
+  }
+
+  process(record: Record<unknown, unknown>): void {
+    this.task.sendFromSink(this, record);
+  }
+}
+
+export interface TaskGraph {
+  /** By resolved topic name. */
+  readonly sources: Map<string, SourceRuntimeNode>;
+  /** In insertion order: init() and close() follow it. */
+  readonly processors: ProcessorRuntimeNode[];
+  /** Partition `partition` of each source topic, in source order. */
+  readonly inputPartitions: TopicPartition[];
+}
+
+export interface TaskGraphContext extends DefaultSerdes {
+  readonly builder: InternalTopologyBuilder;
+  readonly applicationId: string;
+  readonly partition: number;
+  readonly task: TaskServices & SinkTarget;
+}
+
+/** Fresh nodes (and processor instances) for one task, linked parent to child. */
+export function buildTaskGraph(defs: readonly NodeDef[], ctx: TaskGraphContext): TaskGraph {
+  const graph: TaskGraph = { sources: new Map(), processors: [], inputPartitions: [] };
+  const nodes = new Map<string, RuntimeNode>();
+  for (const def of defs) nodes.set(def.name, createNode(def, ctx, graph));
+  for (const def of defs) {
+    if (def.kind === 'source') continue;
+    const node = nodes.get(def.name)!;
+    for (const parentName of def.parents) {
+      const parent = nodes.get(parentName)!;
+      parent.children.push(node);
+      parent.childByName.set(node.name, node);
+    }
+  }
+  return graph;
+}
+
+function createNode(def: NodeDef, ctx: TaskGraphContext, graph: TaskGraph): RuntimeNode {
+  const { builder, applicationId, task } = ctx;
+  switch (def.kind) {
+    case 'source': {
+      const node = new SourceRuntimeNode(
+        def.name,
+        resolveSerde(ctx, def.keySerde, 'key', `source ${def.name}`),
+        resolveSerde(ctx, def.valueSerde, 'value', `source ${def.name}`, def.valueSerdeWrapper),
+        task,
+      );
+      for (const topic of def.topics) {
+        const resolved = builder.resolveTopic(applicationId, topic);
+        graph.sources.set(resolved, node);
+        graph.inputPartitions.push({ topic: resolved, partition: ctx.partition });
+      }
+      return node;
+    }
+    case 'processor': {
+      const processor = def.supplier();
+      if (processor === null || typeof processor !== 'object' || typeof processor.process !== 'function') {
+        throw new StreamsError(
+          `The supplier of processor ${def.name} must return a new object with process()`,
+        );
+      }
+      const node = new ProcessorRuntimeNode(def.name, processor, new Set(def.stores), task);
+      graph.processors.push(node);
+      return node;
+    }
+    case 'sink':
+      return new SinkRuntimeNode(
+        def.name,
+        typeof def.topic === 'string' ? builder.resolveTopic(applicationId, def.topic) : def.topic,
+        resolveSerde(ctx, def.keySerde, 'key', `sink ${def.name}`),
+        resolveSerde(ctx, def.valueSerde, 'value', `sink ${def.name}`, def.valueSerdeWrapper),
+        task,
+      );
+  }
+}

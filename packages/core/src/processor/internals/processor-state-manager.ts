@@ -1,0 +1,192 @@
+import {
+  type CheckpointEntry,
+  type KeyValueBytesStore,
+  readCheckpoint,
+  type TopicPartition,
+  TransactionalBuffer,
+  writeCheckpoint,
+} from '@kstreams/state-store';
+import { StreamsError } from '../../errors.ts';
+import type { StateStore } from '../../state/state-store.ts';
+import type { StoreBuilder } from '../../state/store-builder.ts';
+import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
+import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
+
+export interface ProcessorStateManagerOptions extends DefaultSerdes {
+  /** `<subtopology>_<partition>`, for the store factory and error messages. */
+  taskId: string;
+  applicationId: string;
+  /** The task's partition: also the partition of each of its changelogs. */
+  partition: number;
+  storeFactory: (storeName: string, taskId: string) => KeyValueBytesStore;
+  /** Undefined: no checkpoint written or read. */
+  checkpointFile?: string | undefined;
+  maxUncommittedBytes?: number | undefined;
+  /** A buffer grew past maxUncommittedBytes. */
+  onCommitRequested: () => void;
+}
+
+export interface ChangelogPartition extends TopicPartition {
+  storeName: string;
+}
+
+/** A pending store change addressed to its changelog partition (value null: a tombstone). */
+export interface ChangelogChange {
+  topic: string;
+  partition: number;
+  key: Buffer;
+  value: Buffer | null;
+}
+
+interface RegisteredStore {
+  readonly builder: StoreBuilder;
+  readonly changelog: TopicPartition | null;
+  readonly keySerde: AnySerde;
+  readonly valueSerde: AnySerde;
+  bytes?: KeyValueBytesStore;
+  buffer?: TransactionalBuffer;
+  store?: StateStore;
+}
+
+const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/**
+ * Kafka Streams' ProcessorStateManager: the stores of one task. Each store of any kind registers
+ * through its StoreBuilder and lives behind a transactional buffer, so that the task only says when
+ * to commit or roll back: writes reach the bytes store only after Kafka accepted the commit, and the
+ * checkpoint says how far each changelog was applied.
+ */
+export class ProcessorStateManager {
+  readonly changelogPartitions: ChangelogPartition[] = [];
+  private readonly stores = new Map<string, RegisteredStore>();
+  private readonly checkpoint = new Map<string, CheckpointEntry>();
+  private open = false;
+
+  constructor(private readonly options: ProcessorStateManagerOptions) {}
+
+  /**
+   * Before initialize(). The serdes are resolved here, so that a missing one is a ConfigError when
+   * the task is created rather than when a processor first touches the store.
+   */
+  register(builder: StoreBuilder): void {
+    const name = builder.name;
+    const changelog = builder.loggingEnabled
+      ? { topic: changelogTopicName(this.options.applicationId, name), partition: this.options.partition }
+      : null;
+    if (changelog !== null) this.changelogPartitions.push({ ...changelog, storeName: name });
+    const where = `state store '${name}'`;
+    this.stores.set(name, {
+      builder,
+      changelog,
+      keySerde: resolveSerde(this.options, builder.keySerde as AnySerde | undefined, 'key', where),
+      valueSerde: resolveSerde(this.options, builder.valueSerde as AnySerde | undefined, 'value', where),
+    });
+  }
+
+  get storeNames(): string[] {
+    return [...this.stores.keys()];
+  }
+
+  get size(): number {
+    return this.stores.size;
+  }
+
+  get initialized(): boolean {
+    return this.open;
+  }
+
+  /** Opens every store behind its buffer; returns the checkpoint read (or `[]`), for the restore. */
+  async initialize(): Promise<CheckpointEntry[]> {
+    const { taskId, storeFactory, maxUncommittedBytes, checkpointFile } = this.options;
+    if (this.open) throw new StreamsError(`Task ${taskId}: stores are already initialized`);
+    for (const [name, entry] of this.stores) {
+      const bytes = storeFactory(name, taskId);
+      await bytes.open();
+      entry.bytes = bytes;
+      entry.buffer = new TransactionalBuffer(bytes, {
+        ...(maxUncommittedBytes === undefined ? {} : { maxUncommittedBytes }),
+        onCommitRequested: this.options.onCommitRequested,
+      });
+      entry.store = entry.builder.build(entry.buffer, entry.keySerde, entry.valueSerde);
+    }
+    this.open = true;
+    const entries = checkpointFile === undefined ? [] : await readCheckpoint(checkpointFile);
+    for (const entry of entries) this.checkpoint.set(tpKey(entry.topic, entry.partition), { ...entry });
+    return entries;
+  }
+
+  /** The raw bytes store, for the changelog restore (bypasses the buffer). */
+  bytesStore(storeName: string): KeyValueBytesStore {
+    const entry = this.entry(storeName);
+    if (entry.bytes === undefined) {
+      throw new StreamsError(
+        `Task ${this.options.taskId}: call initializeStores() before storeFor('${storeName}')`,
+      );
+    }
+    return entry.bytes;
+  }
+
+  /** The store processors see (reads go through the transactional buffer). */
+  store(storeName: string): StateStore {
+    const entry = this.entry(storeName);
+    if (entry.store === undefined) {
+      throw new StreamsError(
+        `Task ${this.options.taskId}: state store '${storeName}' is not initialized yet`,
+      );
+    }
+    return entry.store;
+  }
+
+  private entry(storeName: string): RegisteredStore {
+    const entry = this.stores.get(storeName);
+    if (entry === undefined)
+      throw new StreamsError(`Task ${this.options.taskId} has no state store '${storeName}'`);
+    return entry;
+  }
+
+  /** Pending changes of the logged stores (last value per key); does not clear. */
+  changelogRecords(): ChangelogChange[] {
+    const out: ChangelogChange[] = [];
+    for (const entry of this.stores.values()) {
+      if (entry.changelog === null || entry.buffer === undefined) continue;
+      const { topic, partition } = entry.changelog;
+      for (const change of entry.buffer.pendingChanges()) {
+        out.push({ topic, partition, key: change.key, value: change.value });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * After Kafka accepted the commit: the buffers go to the stores, then the checkpoint, merged with
+   * the entries read or written before (a changelog without new records keeps its offset).
+   */
+  async commit(changelogOffsets: readonly CheckpointEntry[]): Promise<void> {
+    for (const entry of this.stores.values()) await entry.buffer?.commit();
+    for (const { topic, partition, offset } of changelogOffsets) {
+      this.checkpoint.set(tpKey(topic, partition), { topic, partition, offset });
+    }
+    const file = this.options.checkpointFile;
+    if (file !== undefined && this.checkpoint.size > 0)
+      await writeCheckpoint(file, [...this.checkpoint.values()]);
+  }
+
+  /** Drops every buffered write. */
+  rollback(): void {
+    for (const entry of this.stores.values()) entry.buffer?.rollback();
+  }
+
+  /** Drops the buffers and closes the stores; returns the first error, after trying every store. */
+  async close(): Promise<unknown> {
+    let firstError: unknown;
+    for (const entry of this.stores.values()) {
+      entry.buffer?.rollback();
+      try {
+        await entry.bytes?.close();
+      } catch (error) {
+        firstError ??= error;
+      }
+    }
+    return firstError;
+  }
+}

@@ -1,0 +1,66 @@
+// Kafka Streams' RecordCollector: how a task's output leaves it. A sink serializes through here;
+// the runtime's collector buffers until a flush hands the records to a producer (kafka/producers.ts
+// chunks and sends them); the test driver's collector captures them instead. Partitioning of
+// records without an explicit partition is the producer's (murmur2 of the key, partitioner.ts).
+import { SerializationError } from '../../errors.ts';
+import type { Record } from '../record.ts';
+import type { AnySerde } from './internal-topology-builder.ts';
+import type { OutputRecord } from './records.ts';
+
+export interface RecordCollector {
+  send(record: OutputRecord): void;
+}
+
+export interface SinkSerdes {
+  readonly name: string;
+  readonly keySerde: AnySerde;
+  readonly valueSerde: AnySerde;
+}
+
+/** Serializes a record at a sink and hands it to the collector; a serde failure names the sink. */
+export function sendSerialized(
+  collector: RecordCollector,
+  sink: SinkSerdes,
+  topic: string,
+  record: Record<unknown, unknown>,
+): void {
+  let key: Buffer | null = null;
+  let value: Buffer | null = null;
+  let part: 'key' | 'value' = 'key';
+  try {
+    if (record.key !== null && record.key !== undefined) key = sink.keySerde.serialize(record.key, topic);
+    part = 'value';
+    if (record.value !== null && record.value !== undefined)
+      value = sink.valueSerde.serialize(record.value, topic);
+  } catch (cause) {
+    throw new SerializationError({ topic, nodeName: sink.name, part }, { cause });
+  }
+  collector.send({ topic, key, value, timestamp: record.timestamp, headers: record.headers });
+}
+
+/**
+ * Buffers a task's output between flushes: kafkajs sends one request per send() call and has no
+ * linger, so records are sent in batches (at the end of each input batch and at each commit).
+ */
+export class BufferingRecordCollector implements RecordCollector {
+  private pending: OutputRecord[] = [];
+
+  send(record: OutputRecord): void {
+    this.pending.push(record);
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  drain(): OutputRecord[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+
+  /** Drops unsent output of a transaction that is being rolled back. */
+  clear(): void {
+    this.pending = [];
+  }
+}

@@ -1,0 +1,28 @@
+import { ConfigError } from '../../errors.ts';
+import type { Serde } from '../../serdes/serde.ts';
+import type { AnySerde, SerdeWrapper } from './internal-topology-builder.ts';
+
+export interface DefaultSerdes {
+  /** For sources, sinks and stores that were given no serde (Kafka's default.key.serde). */
+  defaultKeySerde?: Serde<unknown> | undefined;
+  defaultValueSerde?: Serde<unknown> | undefined;
+}
+
+/** The node's or store's own serde, else the config's default; neither is a ConfigError naming the place. */
+export function resolveSerde(
+  defaults: DefaultSerdes,
+  serde: AnySerde | undefined,
+  part: 'key' | 'value',
+  where: string,
+  wrapper?: SerdeWrapper,
+): AnySerde {
+  const resolved = serde ?? (part === 'key' ? defaults.defaultKeySerde : defaults.defaultValueSerde);
+  if (resolved === undefined) {
+    const option = part === 'key' ? 'keySerde' : 'valueSerde';
+    throw new ConfigError(
+      `No ${part} serde for ${where}: pass ${option} to the operation that created it ` +
+        `(stream(), to(), groupBy(), Materialized, ...) or set default${part === 'key' ? 'Key' : 'Value'}Serde in the config`,
+    );
+  }
+  return wrapper === undefined ? resolved : wrapper(resolved);
+}
