@@ -1,0 +1,378 @@
+// Kafka Streams' TaskManager: follows the group's assignment by creating (fence, restore, seek,
+// resume), recreating and closing tasks, commits the due tasks (a transaction per task under
+// exactly_once, one offset commit under at_least_once), and rolls a failed task back.
+import type { StateRestoreListener } from '@kstreams/state-store';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/streams-config.ts';
+import { DeserializationError } from '../errors.ts';
+import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import type { Kafka } from '../kafka/client.ts';
+import type { MainConsumer } from '../kafka/consumer.ts';
+import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka/error-kinds.ts';
+import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import type { Topology } from '../processor/topology.ts';
+import type { StreamsMetrics } from './metrics.ts';
+import type { Mutex } from './mutex.ts';
+import { restoreTasks } from './restore.ts';
+import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
+
+export interface StreamThreadDeps {
+  config: ResolvedConfig;
+  topology: Topology;
+  kafka: Kafka;
+  admin: StreamsAdmin;
+  logger: Logger;
+  metrics: StreamsMetrics;
+  restoreListener?: StateRestoreListener;
+  /** All assigned tasks are running (true) or some are being created or restored (false). */
+  onRunningChange(running: boolean): void;
+  /** An error the thread cannot recover from by itself; the app's handler decides. */
+  onFatal(error: Error): void;
+}
+
+export interface TaskManagerDeps extends StreamThreadDeps {
+  consumer: MainConsumer;
+  /** The stream thread's: every change to the tasks runs as one of its sections. */
+  mutex: Mutex;
+  isClosing(): boolean;
+  fatal(error: unknown): void;
+}
+
+/**
+ * Consecutive failures of one task's processing before the error goes to the uncaught exception
+ * handler: a processor that throws at the same record again and again will not recover.
+ */
+const MAX_TASK_RETRIES = 5;
+
+/**
+ * How long a task keeps retrying while the broker is unreachable or loses its answers (Kafka
+ * Streams' task.timeout.ms): task creation, and sends and commits that fail on the way. Those
+ * failures say nothing about the task, so they are bounded by time, not by count.
+ */
+const TASK_TIMEOUT_MS = 300_000;
+/** Pauses between tries of task creation. */
+const TASK_CREATION_BACKOFF_MS = [500, 1_000, 2_000, 5_000];
+
+export class TaskManager {
+  readonly tasks = new Map<string, TaskRuntime>();
+  readonly creating = new Set<string>();
+  /** Tasks whose creation is scheduled (after a backoff, or a pause after being fenced). */
+  private readonly later = new Set<string>();
+  /** Since when each task's sends or commits have been failing on the way, until it commits. */
+  private readonly failingSince = new Map<string, number>();
+  private readonly sharedProducer?: SharedProducer;
+  private readonly topicToSubtopology = new Map<string, number>();
+  assigned = new Set<string>();
+  private memberId?: string;
+  private generation = 0;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: TaskManagerDeps) {
+    const { config, topology } = deps;
+    this.log = deps.logger;
+    for (const sub of topology.subtopologies(config.applicationId)) {
+      for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
+    }
+    if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
+  }
+
+  /** The task that owns an input partition, whether or not it runs here. */
+  taskIdFor(topic: string, partition: number): string | undefined {
+    const sub = this.topicToSubtopology.get(topic);
+    return sub === undefined ? undefined : `${sub}_${partition}`;
+  }
+
+  sourceTopics(): string[] {
+    return [...this.topicToSubtopology.keys()];
+  }
+
+  /** The tasks this thread runs now, with their stores (for interactive queries). */
+  runningTasks(): TaskRuntime[] {
+    return [...this.tasks.values()].filter((t) => t.state === 'running');
+  }
+
+  async connect(): Promise<void> {
+    await this.sharedProducer?.connect();
+  }
+
+  /** Closes every task (dirty: without committing) and the shared producer. */
+  async closeAll({ dirty }: { dirty: boolean }): Promise<void> {
+    for (const t of this.tasks.values()) await t.close({ dirty });
+    this.tasks.clear();
+    await this.sharedProducer?.close();
+  }
+
+  /**
+   * A processor threw or a send failed: roll the task back to its last commit and go on.
+   * @param where `processing`: a processor (or a serde) threw; `producer`: a send or a commit
+   * failed.
+   */
+  async onTaskError(
+    rt: TaskRuntime,
+    error: unknown,
+    where: 'processing' | 'producer',
+    record?: { topic: string; partition: number; offset: number },
+  ) {
+    const fenced = isFencedError(error);
+    this.log.warn(
+      { err: error, taskId: rt.id, ...record, fenced, where },
+      'task failed; rolling back to its last commit',
+    );
+    // A send or commit that failed for any reason but the records themselves leaves the producer
+    // in a state it cannot know: a commit may have gone through with its response lost; the
+    // broker may hold records whose acks never came, so kafkajs' sequence numbers no longer match
+    // the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER on every later send, seen after a broker
+    // restart); a commit that failed half-way leaves kafkajs' transaction state machine stuck
+    // ("Cannot call beginTransaction in state COMMITTING", seen when the group coordinator moved
+    // during a broker restart). Only a new producer gets out of it: under exactly_once the task is
+    // rebuilt with one, from what Kafka holds; under at_least_once the shared producer is replaced
+    // (the other tasks' sent records are acknowledged, their unsent ones go out through the new
+    // producer). Records the broker refuses (too large) are rolled back in place and counted.
+    const producerBroken = where === 'producer' && !isRefusedRecordsError(error);
+    if (producerBroken && this.sharedProducer) {
+      this.log.warn(
+        { taskId: rt.id },
+        'replacing the shared producer, whose state is unknown after the failure',
+      );
+      await this.sharedProducer.reset();
+    }
+    await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
+    if (error instanceof DeserializationError) {
+      this.deps.fatal(error);
+      return;
+    }
+    if (fenced) return;
+    if (producerBroken) {
+      const since = this.failingSince.get(rt.id) ?? Date.now();
+      this.failingSince.set(rt.id, since);
+      if (Date.now() - since > TASK_TIMEOUT_MS) {
+        this.deps.fatal(
+          new Error(
+            `task ${rt.id} could not commit for ${TASK_TIMEOUT_MS} ms; last error: ${String(error)}`,
+            { cause: error },
+          ),
+        );
+      }
+    } else if (++rt.consecutiveFailures > MAX_TASK_RETRIES) {
+      this.deps.fatal(
+        new Error(
+          `task ${rt.id} failed ${rt.consecutiveFailures} times in a row; last error: ${String(error)}`,
+          { cause: error },
+        ),
+      );
+    }
+  }
+
+  /** Closes the task without committing and creates it again from what Kafka holds, if still ours. */
+  async recreate(rt: TaskRuntime, delayMs: number): Promise<void> {
+    await rt.close({ dirty: true });
+    this.tasks.delete(rt.id);
+    this.deps.consumer.pause(rt.inputPartitions);
+    this.reportRunning();
+    this.createLater([rt.id], delayMs);
+  }
+
+  private async rollback(rt: TaskRuntime, fenced: boolean, rebuild: boolean): Promise<void> {
+    this.deps.metrics.rollbacks++;
+    const ok = await rt.rollback();
+    if (fenced || !ok || rebuild) {
+      // The task's producer is dead (fenced: another instance owns the task now) or in an
+      // unknown state. Close it without committing and let a new task start from what Kafka
+      // holds; the group's next assignment decides whether it comes back.
+      if (fenced) this.deps.metrics.fencedTasks++;
+      // If it is still ours by the last assignment we saw: when another instance fenced us from
+      // a stale view of the group, it learns so at its next heartbeat; try again after a pause
+      // rather than wait for a rebalance that may never come.
+      await this.recreate(rt, fenced ? 2_000 : 0);
+      return;
+    }
+    for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
+  }
+
+  async commitAll(reason: string): Promise<void> {
+    const due = this.runningTasks().filter((t) => t.task.commitNeeded || t.task.commitRequested);
+    if (due.length === 0) return;
+    const started = Date.now();
+    if (this.deps.config.exactlyOnce) {
+      await Promise.all(due.map((t) => this.commitTransactional(t)));
+    } else {
+      await this.commitAtLeastOnce(due);
+    }
+    this.log.debug({ reason, tasks: due.map((t) => t.id), ms: Date.now() - started }, 'committed');
+  }
+
+  private async commitTransactional(rt: TaskRuntime): Promise<void> {
+    try {
+      await rt.commitTransaction(this.deps.config.applicationId);
+      this.failingSince.delete(rt.id);
+      this.deps.metrics.commits++;
+    } catch (error) {
+      await this.onTaskError(rt, error, 'producer');
+    }
+  }
+
+  private async commitAtLeastOnce(due: TaskRuntime[]): Promise<void> {
+    const sent = new Map<TaskRuntime, TopicPartitionOffset[]>();
+    for (const rt of due) {
+      try {
+        sent.set(rt, await rt.sendForCommit());
+      } catch (error) {
+        await this.onTaskError(rt, error, 'producer');
+      }
+    }
+    const ready = due.filter((t) => sent.has(t));
+    let offsetsCommitted = true;
+    try {
+      await this.deps.consumer.commitOffsets(ready.flatMap((t) => t.task.consumedOffsets()));
+    } catch (error) {
+      // The outputs and changelog records are acknowledged, so the stores must follow the
+      // changelog. The offsets stay due: the next commit sends them again (with the generation
+      // kafkajs has joined by then), else a task whose input is all processed never commits
+      // again. If the task moves meanwhile, its new owner processes the input again
+      // (at_least_once allows it).
+      offsetsCommitted = false;
+      this.log.warn(
+        { err: error, tasks: ready.map((t) => t.id) },
+        'offset commit failed; retrying at the next commit',
+      );
+    }
+    for (const rt of ready) {
+      await rt.postCommit(sent.get(rt)!, { offsetsCommitted });
+      if (!offsetsCommitted) continue;
+      this.failingSince.delete(rt.id);
+      this.deps.metrics.commits++;
+    }
+  }
+
+  async onAssignment(memberId: string, assignment: Record<string, number[]>): Promise<void> {
+    if (this.deps.isClosing()) return;
+    this.generation++;
+    const assigned = new Set<string>();
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      for (const p of partitions) {
+        const id = this.taskIdFor(topic, p);
+        if (id) assigned.add(id);
+      }
+    }
+    const lostAll = this.memberId !== undefined && this.memberId !== memberId;
+    this.memberId = memberId;
+    this.assigned = assigned;
+    this.log.info({ memberId, tasks: [...assigned].sort(), lostAll }, 'assignment received');
+    if (lostAll) {
+      // We were dropped from the group (e.g. paused past the session timeout): others may have
+      // run our tasks since, so their local uncommitted state is stale.
+      for (const rt of this.tasks.values()) await rt.close({ dirty: true });
+      this.tasks.clear();
+    }
+    const revoked = [...this.tasks.values()].filter((t) => !assigned.has(t.id));
+    if (revoked.length > 0) {
+      const committable = revoked.filter((t) => t.state === 'running');
+      if (this.deps.config.exactlyOnce)
+        await Promise.all(committable.map((t) => this.commitTransactional(t)));
+      else if (committable.length > 0) await this.commitAtLeastOnce(committable);
+      for (const rt of revoked) {
+        await rt.close({ dirty: false });
+        this.tasks.delete(rt.id);
+      }
+    }
+    const fresh = [...assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id));
+    this.createTasks(fresh);
+    this.reportRunning();
+  }
+
+  private reportRunning(): void {
+    const running = [...this.assigned].every((id) => this.tasks.get(id)?.state === 'running');
+    this.deps.onRunningChange(running);
+  }
+
+  /** Creates, restores and starts tasks in the background while the consumer keeps heartbeating. */
+  private createTasks(ids: string[], attempt = 0, firstFailure?: number): void {
+    if (ids.length === 0) return;
+    const generation = this.generation;
+    for (const id of ids) this.creating.add(id);
+    const runtimes = ids.map((id) => new TaskRuntime(id, this.taskDeps()));
+    for (const rt of runtimes) this.deps.consumer.pause(rt.inputPartitions);
+    void (async () => {
+      try {
+        // Wait for every task's initialization, not only the first to fail: closing a task whose
+        // stores are still opening leaves its database open and locked, and the retry then fails
+        // with StoreLockedError (seen in CI when a new topic had no leader yet).
+        const initialized = await Promise.allSettled(runtimes.map((rt) => rt.initialize()));
+        const failure = initialized.find((r) => r.status === 'rejected');
+        if (failure) throw failure.reason;
+        await restoreTasks(this.deps, runtimes);
+        for (const rt of runtimes) await rt.task.initializeTopology();
+        await this.deps.mutex.run(async () => {
+          for (const rt of runtimes) {
+            this.creating.delete(rt.id);
+            if (this.deps.isClosing() || !this.assigned.has(rt.id) || this.generation !== generation) {
+              // Revoked while restoring; a newer assignment creates it again if it is ours.
+              await rt.close({ dirty: true });
+              if (!this.deps.isClosing() && this.missing(rt.id)) this.createTasks([rt.id]);
+              continue;
+            }
+            for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
+            rt.state = 'running';
+            this.tasks.set(rt.id, rt);
+            this.deps.consumer.resume(rt.inputPartitions);
+            this.log.info({ taskId: rt.id }, 'task running');
+          }
+          this.reportRunning();
+        });
+      } catch (error) {
+        for (const rt of runtimes) {
+          this.creating.delete(rt.id);
+          await rt.close({ dirty: true });
+        }
+        if (this.deps.isClosing()) return;
+        const since = firstFailure ?? Date.now();
+        if (!isRetriableError(error) || Date.now() - since > TASK_TIMEOUT_MS) {
+          this.deps.fatal(error);
+          return;
+        }
+        // The broker is away or restarting: try again while the tasks are still ours.
+        const delay = TASK_CREATION_BACKOFF_MS[Math.min(attempt, TASK_CREATION_BACKOFF_MS.length - 1)]!;
+        this.log.warn({ err: error, tasks: ids, retryInMs: delay }, 'creating tasks failed; retrying');
+        this.createLater(ids, delay, attempt + 1, since);
+      }
+    })();
+  }
+
+  /** Assigned to us by the last assignment, but neither running nor being created. */
+  missing(id: string): boolean {
+    return this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id) && !this.later.has(id);
+  }
+
+  /** After `delayMs`, creates those of `ids` that are still missing. */
+  createLater(ids: string[], delayMs: number, attempt = 0, firstFailure?: number): void {
+    for (const id of ids) this.later.add(id);
+    setTimeout(
+      () =>
+        void this.deps.mutex.run(() => {
+          for (const id of ids) this.later.delete(id);
+          if (!this.deps.isClosing())
+            this.createTasks(
+              ids.filter((id) => this.missing(id)),
+              attempt,
+              firstFailure,
+            );
+        }, 'recreate tasks'),
+      delayMs,
+    ).unref();
+  }
+
+  private taskDeps(): TaskRuntimeDeps {
+    const { config, kafka, admin, topology, metrics } = this.deps;
+    return {
+      config,
+      topology,
+      admin,
+      metrics,
+      logger: this.log,
+      producerFor: (taskId: string): TaskProducer =>
+        config.exactlyOnce
+          ? new TransactionalTaskProducer(kafka, `${config.applicationId}-${taskId}`, config.producer)
+          : this.sharedProducer!,
+    };
+  }
+}
