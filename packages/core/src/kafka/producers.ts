@@ -12,7 +12,7 @@ import {
   type Transaction,
 } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
-import type { OutputRecord } from '../processor/internals/records.ts';
+import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 
 export interface TaskProducer {
@@ -78,7 +78,7 @@ async function sendInChunks(
   const ends = new Map<string, TopicPartitionOffset>();
   for (const chunk of chunkRecords(records)) {
     for (const end of explicitEnds(chunk, await sendOne(chunk))) {
-      const k = `${end.topic}\u0000${end.partition}`;
+      const k = topicPartitionKey(end.topic, end.partition);
       if ((ends.get(k)?.offset ?? -1) < end.offset) ends.set(k, end);
     }
   }
@@ -89,12 +89,12 @@ function explicitEnds(records: OutputRecord[], meta: RecordMetadata[]): TopicPar
   const counts = new Map<string, number>();
   for (const r of records) {
     if (r.partition === undefined) continue;
-    const k = `${r.topic}\u0000${r.partition}`;
+    const k = topicPartitionKey(r.topic, r.partition);
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   const ends: TopicPartitionOffset[] = [];
   for (const m of meta) {
-    const n = counts.get(`${m.topicName}\u0000${m.partition}`);
+    const n = counts.get(topicPartitionKey(m.topicName, m.partition));
     if (n === undefined || m.baseOffset === undefined) continue;
     ends.push({ topic: m.topicName, partition: m.partition, offset: Number(m.baseOffset) + n });
   }

@@ -1,8 +1,10 @@
 // Reads changelog partitions from a start offset to an end offset. kafkajs has no assign(), so
 // the restore consumer is the single member of a throw-away group whose assigner hands it
 // exactly the partitions wanted.
+
 import { randomUUID } from 'node:crypto';
 import { AssignerProtocol, type Kafka, type PartitionAssigner } from 'kafkajs';
+import { topicPartitionKey } from '../processor/internals/records.ts';
 import type { StreamsAdmin } from './admin.ts';
 
 export interface RestoreRequest {
@@ -53,9 +55,8 @@ export async function restoreChangelogs(
 ): Promise<void> {
   const todo = requests.filter((r) => r.startOffset < r.endOffset);
   if (todo.length === 0) return;
-  const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-  const byTp = new Map(todo.map((r) => [key(r.topic, r.partition), r]));
-  const position = new Map(todo.map((r) => [key(r.topic, r.partition), r.startOffset]));
+  const byTp = new Map(todo.map((r) => [topicPartitionKey(r.topic, r.partition), r]));
+  const position = new Map(todo.map((r) => [topicPartitionKey(r.topic, r.partition), r.startOffset]));
   const wanted = new Map<string, number[]>();
   for (const r of todo) wanted.set(r.topic, [...(wanted.get(r.topic) ?? []), r.partition]);
 
@@ -75,9 +76,13 @@ export async function restoreChangelogs(
     fail = reject;
   });
   const advance = (topic: string, partition: number, next: number) => {
-    const k = key(topic, partition);
+    const k = topicPartitionKey(topic, partition);
     if (next > (position.get(k) ?? 0)) position.set(k, next);
-    if ([...byTp.values()].every((r) => (position.get(key(r.topic, r.partition)) ?? 0) >= r.endOffset))
+    if (
+      [...byTp.values()].every(
+        (r) => (position.get(topicPartitionKey(r.topic, r.partition)) ?? 0) >= r.endOffset,
+      )
+    )
       finish();
   };
   // A batch that held only transaction markers or aborted records never reaches eachBatch; the
@@ -103,7 +108,7 @@ export async function restoreChangelogs(
       // A stale batch (fetched before our seek) still holds real changelog records; replaying
       // them is harmless because restore writes the last value per key in offset order.
       eachBatch: async ({ batch, heartbeat }) => {
-        const r = byTp.get(key(batch.topic, batch.partition));
+        const r = byTp.get(topicPartitionKey(batch.topic, batch.partition));
         if (!r) return;
         const records: Array<{ key: Buffer | null; value: Buffer | null }> = [];
         let last = -1;

@@ -1,7 +1,8 @@
 // The consume-process-produce loop: routes each input batch to the task that owns its partition,
 // punctuates, and decides when to commit; the TaskManager owns the tasks themselves.
-import type { InputBatch } from '../kafka/consumer.ts';
-import { MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+
+import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+import { topicPartitionKey } from '../processor/internals/records.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
 import type { TaskRuntime } from './task-runtime.ts';
@@ -13,8 +14,6 @@ export type { StreamThreadDeps } from './task-manager.ts';
 const BATCH_SLICE = 1_000;
 /** A fetched batch yields the thread after this long, so commits and punctuation are not starved. */
 const MAX_BATCH_MS = 500;
-
-const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 export class StreamThread {
   private readonly mutex = new Mutex((label, heldMs) =>
@@ -159,7 +158,7 @@ export class StreamThread {
       if (taskId && !rt && this.manager.missing(taskId)) this.manager.createLater([taskId], 0);
       return;
     }
-    const key = tpKey(batch.topic, batch.partition);
+    const key = topicPartitionKey(batch.topic, batch.partition);
     const started = Date.now();
     let processed = 0;
     // A seek is set only by this thread's own sections (which run one at a time), so a batch that

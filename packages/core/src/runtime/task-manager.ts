@@ -338,7 +338,7 @@ export class TaskManager {
     })();
   }
 
-  /** Assigned to us by the last assignment, but neither running nor being created. */
+  /** Assigned to us by the last assignment, but neither running, being created nor scheduled to be. */
   missing(id: string): boolean {
     return this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id) && !this.later.has(id);
   }

@@ -8,7 +8,7 @@ import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
-import type { InputRecord, OutputRecord } from '../processor/internals/records.ts';
+import { type InputRecord, type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { StreamsMetrics } from './metrics.ts';
@@ -21,8 +21,6 @@ export interface TaskRuntimeDeps {
   logger: Logger;
   producerFor(taskId: string): TaskProducer;
 }
-
-const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 function taskDirectory(config: ResolvedConfig, taskId: string): string {
   return join(config.stateDir, config.applicationId, taskId);
@@ -106,9 +104,9 @@ export class TaskRuntime {
 
   /** Takes the offsets of this task's input partitions that have none yet. */
   private setCommitted(offsets: TopicPartitionOffset[]): void {
-    const mine = new Set(this.inputPartitions.map((p) => tpKey(p.topic, p.partition)));
+    const mine = new Set(this.inputPartitions.map((p) => topicPartitionKey(p.topic, p.partition)));
     for (const o of offsets) {
-      const key = tpKey(o.topic, o.partition);
+      const key = topicPartitionKey(o.topic, o.partition);
       if (mine.has(key) && o.offset >= 0 && !this.committed.has(key)) this.committed.set(key, o.offset);
     }
   }
@@ -119,7 +117,7 @@ export class TaskRuntime {
    */
   startPositions(): TopicPartitionOffset[] {
     return this.inputPartitions.map((p) => {
-      const key = tpKey(p.topic, p.partition);
+      const key = topicPartitionKey(p.topic, p.partition);
       const offset = this.committed.get(key);
       if (offset === undefined) throw new Error(`task ${this.id} has no start offset for ${key}`);
       this.positions.set(key, offset);
@@ -140,7 +138,7 @@ export class TaskRuntime {
    * aborted records): when the task stands inside that range, it moves past it.
    */
   skipControlRecords(topic: string, partition: number, first: number, last: number): boolean {
-    const key = tpKey(topic, partition);
+    const key = topicPartitionKey(topic, partition);
     const at = this.position(key);
     if (at < first || at > last) return false;
     this.positions.set(key, last + 1);
@@ -181,7 +179,7 @@ export class TaskRuntime {
     }: { offsets?: TopicPartitionOffset[]; offsetsCommitted?: boolean } = {},
   ): Promise<void> {
     await this.task.postCommit(changelogEnds, { offsetsCommitted });
-    for (const o of offsets) this.committed.set(tpKey(o.topic, o.partition), o.offset);
+    for (const o of offsets) this.committed.set(topicPartitionKey(o.topic, o.partition), o.offset);
     this.consecutiveFailures = 0;
   }
 

@@ -1,9 +1,11 @@
 // Detects tasks that have stopped making progress while their input is behind: the failure that no
 // error reports (a partition left paused, a task in a state no path leaves, commits that stopped),
 // so the stream thread can log it loudly and recreate the task from its committed offsets.
+
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import { topicPartitionKey } from '../processor/internals/records.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
@@ -82,8 +84,6 @@ export interface TaskWatchdogDeps {
   recreate(task: TaskRuntime): Promise<void>;
 }
 
-const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-
 /** Checks the running tasks a few times per timeout and recreates those found stalled. */
 export class TaskWatchdog {
   private readonly detector: StallDetector;
@@ -116,17 +116,18 @@ export class TaskWatchdog {
       admin.committedOffsets(config.applicationId, topics),
     ]);
     const byKey = (offsets: TopicPartitionOffset[]) =>
-      new Map(offsets.map((o) => [tpKey(o.topic, o.partition), o.offset]));
+      new Map(offsets.map((o) => [topicPartitionKey(o.topic, o.partition), o.offset]));
     const endOf = byKey(ends);
     const startOf = byKey(starts);
     const committedOf = byKey(committed.filter((o) => o.offset >= 0));
     await this.deps.inThread(async () => {
       const progress = new Map<string, PartitionProgress[]>();
-      for (const rt of this.deps.tasks()) {
+      const running = new Map(this.deps.tasks().map((t) => [t.id, t]));
+      for (const rt of running.values()) {
         progress.set(
           rt.id,
           rt.inputPartitions.map(({ topic, partition }) => {
-            const key = tpKey(topic, partition);
+            const key = topicPartitionKey(topic, partition);
             return {
               topic,
               partition,
@@ -137,7 +138,6 @@ export class TaskWatchdog {
           }),
         );
       }
-      const running = new Map(this.deps.tasks().map((t) => [t.id, t]));
       for (const stall of this.detector.observe(progress, Date.now())) {
         const rt = running.get(stall.taskId);
         if (rt) await this.recover(rt, stall);
@@ -146,13 +146,18 @@ export class TaskWatchdog {
   }
 
   private async recover(rt: TaskRuntime, stall: Stall): Promise<void> {
-    const paused = new Set(this.deps.paused().flatMap((t) => t.partitions.map((p) => tpKey(t.topic, p))));
+    const paused = new Set(
+      this.deps.paused().flatMap((t) => t.partitions.map((p) => topicPartitionKey(t.topic, p))),
+    );
     this.deps.logger.error(
       {
         taskId: rt.id,
         state: rt.state,
         stalledForMs: stall.stalledForMs,
-        partitions: stall.partitions.map((p) => ({ ...p, paused: paused.has(tpKey(p.topic, p.partition)) })),
+        partitions: stall.partitions.map((p) => ({
+          ...p,
+          paused: paused.has(topicPartitionKey(p.topic, p.partition)),
+        })),
       },
       'task stalled: its input is behind and it made no progress; recreating it from its committed offsets',
     );

@@ -7,6 +7,8 @@ export interface CommittedLag {
   behind: string[];
   /** Partitions looked at. */
   partitions: number;
+  /** The sum of their committed offsets (none counts as 0): it moves whenever the group commits. */
+  committedTotal: number;
 }
 
 /**
@@ -46,6 +48,7 @@ async function lagOnce(
   const committed = await admin.fetchOffsets({ groupId, topics });
   const behind: string[] = [];
   let partitions = 0;
+  let committedTotal = 0;
   for (const { topic, partitions: ps } of committed) {
     const ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)]));
     for (const p of ps) {
@@ -53,8 +56,9 @@ async function lagOnce(
       const end = ends.get(p.partition) ?? 0;
       // -1: never committed, which is behind unless the partition is empty.
       const at = Number(p.offset);
+      committedTotal += Math.max(0, at);
       if (at < end) behind.push(`${topic}-${p.partition} ${at}/${end}`);
     }
   }
-  return { behind, partitions };
+  return { behind, partitions, committedTotal };
 }

@@ -10,6 +10,7 @@ import { StreamsError } from '../../errors.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
+import { topicPartitionKey } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
 
 export interface ProcessorStateManagerOptions extends DefaultSerdes {
@@ -47,8 +48,6 @@ interface RegisteredStore {
   buffer?: TransactionalBuffer;
   store?: StateStore;
 }
-
-const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
 /**
  * Kafka Streams' ProcessorStateManager: the stores of one task. Each store of any kind registers
@@ -111,7 +110,8 @@ export class ProcessorStateManager {
     }
     this.open = true;
     const entries = checkpointFile === undefined ? [] : await readCheckpoint(checkpointFile);
-    for (const entry of entries) this.checkpoint.set(tpKey(entry.topic, entry.partition), { ...entry });
+    for (const entry of entries)
+      this.checkpoint.set(topicPartitionKey(entry.topic, entry.partition), { ...entry });
     return entries;
   }
 
@@ -164,7 +164,7 @@ export class ProcessorStateManager {
   async commit(changelogOffsets: readonly CheckpointEntry[]): Promise<void> {
     for (const entry of this.stores.values()) await entry.buffer?.commit();
     for (const { topic, partition, offset } of changelogOffsets) {
-      this.checkpoint.set(tpKey(topic, partition), { topic, partition, offset });
+      this.checkpoint.set(topicPartitionKey(topic, partition), { topic, partition, offset });
     }
     const file = this.options.checkpointFile;
     if (file !== undefined && this.checkpoint.size > 0)

@@ -23,3 +23,6 @@ export interface OutputRecord {
 }
 
 export type DeserializationHandlerResponse = 'continue' | 'fail';
+
+/** One string per topic-partition, for maps keyed by partition across topics. */
+export const topicPartitionKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`;
