@@ -1,3 +1,4 @@
+export type { ValueAndTimestamp } from '../state/value-and-timestamp.ts';
 export {
   TestInputTopic,
   TestOutputTopic,
