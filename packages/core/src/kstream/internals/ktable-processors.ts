@@ -54,6 +54,8 @@ export class TableFilterProcessor extends ChangeProcessor {
   constructor(
     private readonly predicate: (key: unknown, value: unknown) => boolean,
     private readonly negate: boolean,
+    /** Set while the topology is built, if a re-grouping downstream needs the old values. */
+    private readonly options: { readonly sendOldValues: boolean },
   ) {
     super();
   }
@@ -63,8 +65,9 @@ export class TableFilterProcessor extends ChangeProcessor {
   process(record: Record<unknown, Change<unknown>>): void {
     const newValue = this.keep(record.key, record.value.newValue);
     const oldValue = this.keep(record.key, record.value.oldValue);
-    // Neither side passes: downstream never saw this key, so there is nothing to tell it.
-    if (newValue === null && oldValue === null) return;
+    // Neither side passes: a re-grouping has nothing to subtract or add. Everything else gets the
+    // deletion, as from Kafka Streams, which without old values cannot know it is redundant.
+    if (newValue === null && oldValue === null && this.options.sendOldValues) return;
     this.ctx.forward(record.withValue(new Change(newValue, oldValue)));
   }
 }
