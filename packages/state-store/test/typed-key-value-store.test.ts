@@ -90,4 +90,19 @@ describe('TypedKeyValueStore', () => {
     expect(await collect(byNumber.range(undefined, 1))).toEqual([[1, 'n1']]);
     expect(await byNumber.approximateNumEntries()).toBe(4);
   });
+
+  it('withValueSerde() reads and writes the same buffer through a serde built from its own', async () => {
+    const plain = new TypedKeyValueStore('counts', buffer, stringSerde, uint32Serde);
+    // A view that keeps a one-byte tag in front of each value, as a timestamped store keeps its time.
+    const tagged = plain.withValueSerde((inner) => ({
+      serialize: (v: { tag: number; n: number }) => Buffer.concat([Buffer.of(v.tag), inner.serialize(v.n)]),
+      deserialize: (data: Buffer) => ({ tag: data[0]!, n: inner.deserialize(data.subarray(1)) }),
+    }));
+    tagged.put('a', { tag: 7, n: 3 });
+    expect(tagged.name).toBe('counts');
+    expect(tagged.get('a')).toEqual({ tag: 7, n: 3 });
+    expect(buffer.get(Buffer.from('a'))).toEqual(Buffer.from([7, 0, 0, 0, 3]));
+    plain.delete('a');
+    expect(tagged.get('a')).toBeUndefined();
+  });
 });

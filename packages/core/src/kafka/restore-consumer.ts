@@ -14,7 +14,10 @@ export interface RestoreRequest {
   startOffset: number;
   /** Offset after the last record to read: the end offset after fencing. */
   endOffset: number;
-  apply(records: Array<{ key: Buffer | null; value: Buffer | null }>, batchEndOffset: number): Promise<void>;
+  apply(
+    records: Array<{ key: Buffer | null; value: Buffer | null; timestamp: number }>,
+    batchEndOffset: number,
+  ): Promise<void>;
 }
 
 export interface RestoreOptions {
@@ -110,12 +113,12 @@ export async function restoreChangelogs(
       eachBatch: async ({ batch, heartbeat }) => {
         const r = byTp.get(topicPartitionKey(batch.topic, batch.partition));
         if (!r) return;
-        const records: Array<{ key: Buffer | null; value: Buffer | null }> = [];
+        const records: Array<{ key: Buffer | null; value: Buffer | null; timestamp: number }> = [];
         let last = -1;
         for (const m of batch.messages) {
           const offset = Number(m.offset);
           if (offset < r.startOffset || offset >= r.endOffset) continue;
-          records.push({ key: m.key, value: m.value });
+          records.push({ key: m.key, value: m.value, timestamp: Number(m.timestamp) });
           last = offset;
         }
         if (records.length > 0) await r.apply(records, last + 1);

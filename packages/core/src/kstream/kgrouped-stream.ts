@@ -1,9 +1,9 @@
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
+import { StreamAggregateProcessor, StreamReduceProcessor } from './internals/aggregate-processors.ts';
 import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
-import { StreamAggregateProcessor, StreamReduceProcessor } from './internals/ktable-processors.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 

@@ -1,10 +1,10 @@
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
+import { TableAggregateProcessor, TableReduceProcessor } from './internals/aggregate-processors.ts';
 import { addAggregation } from './internals/aggregation.ts';
 import { changeSerde } from './internals/change.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
-import { TableAggregateProcessor, TableReduceProcessor } from './internals/ktable-processors.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 

@@ -201,7 +201,11 @@ export class KStream<K, V> {
     );
   }
 
-  /** Through a repartition topic `<applicationId>-<name>-repartition`, partitioned by the current key. */
+  /**
+   * Through a repartition topic `<applicationId>-<name>-repartition`, partitioned by the current key.
+   * Records with a null key are dropped before the topic, as in Kafka Streams (KIP-962 keeps them
+   * only for a left or outer join downstream, which kstreams does not have yet).
+   */
   repartition(repartitioned: Repartitioned<K, V> = {}): KStream<K, V> {
     const keySerde = repartitioned.keySerde ?? this.keySerde;
     const valueSerde = repartitioned.valueSerde ?? this.valueSerde;
@@ -210,7 +214,7 @@ export class KStream<K, V> {
       this.nodeName,
       base,
       { keySerde: keySerde as AnySerde | undefined, valueSerde: valueSerde as AnySerde | undefined },
-      false,
+      true,
     );
     return new KStream<K, V>(this.builder, source, keySerde, valueSerde, false);
   }

@@ -24,6 +24,11 @@ export class KTable<K, V> {
     /** @internal */ readonly valueSerde: Serde<V> | undefined,
     /** The store holding this table, if it is materialized (source tables and aggregations). */
     readonly queryableStoreName: string | undefined,
+    /**
+     * @internal Called when an operation downstream needs the old values (Kafka Streams'
+     * enableSendingOldValues): goes up through the stateless table operations.
+     */
+    readonly enableSendingOldValues: () => void = () => {},
   ) {}
 
   private next<VR>(
@@ -31,29 +36,45 @@ export class KTable<K, V> {
     named: Named | undefined,
     processor: () => unknown,
     valueSerde: Serde<VR> | undefined,
+    enableSendingOldValues: () => void,
   ) {
     const name = this.builder.nameOr(named?.name, prefix);
     this.builder.addProcessor(name, processor as () => TableFilterProcessor, [this.nodeName]);
-    return new KTable<K, VR>(this.builder, name, this.keySerde, valueSerde, undefined);
+    return new KTable<K, VR>(
+      this.builder,
+      name,
+      this.keySerde,
+      valueSerde,
+      undefined,
+      enableSendingOldValues,
+    );
   }
 
-  /** Keeps rows matching the predicate; a row that stops matching is deleted downstream. */
-  filter(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
+  private nextFilter(predicate: (key: K, value: V) => boolean, negate: boolean, named?: Named) {
+    const options = { sendOldValues: false };
     return this.next(
       'KTABLE-FILTER-',
       named,
-      () => new TableFilterProcessor(predicate as (k: unknown, v: unknown) => boolean, false),
+      () => new TableFilterProcessor(predicate as (k: unknown, v: unknown) => boolean, negate, options),
       this.valueSerde,
+      () => {
+        options.sendOldValues = true;
+        this.enableSendingOldValues();
+      },
     );
+  }
+
+  /**
+   * Keeps rows matching the predicate; a row that stops matching is deleted downstream. As in
+   * Kafka Streams, a row that does not match is forwarded as a deletion even if it never matched,
+   * unless a re-grouping downstream needs the old values (then only real deletions are forwarded).
+   */
+  filter(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
+    return this.nextFilter(predicate, false, named);
   }
 
   filterNot(predicate: (key: K, value: V) => boolean, named?: Named): KTable<K, V> {
-    return this.next(
-      'KTABLE-FILTER-',
-      named,
-      () => new TableFilterProcessor(predicate as (k: unknown, v: unknown) => boolean, true),
-      this.valueSerde,
-    );
+    return this.nextFilter(predicate, true, named);
   }
 
   mapValues<VR>(mapper: (value: V, key: K) => VR, named?: Named): KTable<K, VR> {
@@ -62,6 +83,7 @@ export class KTable<K, V> {
       named,
       () => new TableMapValuesProcessor(mapper as (v: unknown, k: unknown) => unknown),
       undefined,
+      this.enableSendingOldValues,
     );
   }
 
@@ -80,6 +102,7 @@ export class KTable<K, V> {
     selector: (key: K, value: V) => KeyValue<KR, VR>,
     grouped: Grouped<KR, VR> = {},
   ): KGroupedTable<KR, VR> {
+    this.enableSendingOldValues();
     const name = this.builder.nameOr(
       grouped.name === undefined ? undefined : `${grouped.name}-select`,
       'KTABLE-SELECT-',

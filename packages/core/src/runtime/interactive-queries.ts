@@ -1,12 +1,13 @@
 // Interactive queries: read the committed contents of a store across this instance's tasks, and
 // find which instance owns a key.
-import { type StoreSerde, TransactionalBuffer, TypedKeyValueStore } from '@kstreams/state-store';
+import { type StoreSerde, TransactionalBuffer, type TypedKeyValueStore } from '@kstreams/state-store';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { partitionForKey } from '../processor/internals/partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
+import type { StoreBuilder } from '../state/store-builder.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
 export interface ReadOnlyKeyValueStore<K, V> {
@@ -37,7 +38,7 @@ export interface QueryDeps {
 function storeSerdes(
   deps: QueryDeps,
   storeName: string,
-): { keySerde: Serde<unknown>; valueSerde: Serde<unknown> } {
+): { builder: StoreBuilder; keySerde: Serde<unknown>; valueSerde: Serde<unknown> } {
   const builder = deps.topology.internalBuilder.storeBuilder(storeName);
   if (!builder) {
     const names = deps.topology
@@ -54,24 +55,24 @@ function storeSerdes(
       `State store '${storeName}' has no serdes; give it serdes or set defaultKeySerde/defaultValueSerde`,
     );
   }
-  return { keySerde, valueSerde };
+  return { builder, keySerde, valueSerde };
 }
 
 export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyKeyValueStore<K, V> {
-  const { keySerde, valueSerde } = storeSerdes(deps, storeName);
-  // A fresh, empty buffer over the task's bytes store reads exactly what was committed.
+  const { builder, keySerde, valueSerde } = storeSerdes(deps, storeName);
+  // A fresh, empty buffer over the task's bytes store reads exactly what was committed; the
+  // builder makes the same view processors get (plain values, also of a timestamped store).
   const views = () =>
     deps
       .tasks()
       .filter((t) => t.task.storeNames.includes(storeName))
       .map(
         (t) =>
-          new TypedKeyValueStore<K, V>(
-            storeName,
+          builder.build(
             new TransactionalBuffer(t.task.storeFor(storeName)),
-            keySerde as StoreSerde<K>,
-            valueSerde as StoreSerde<V>,
-          ),
+            keySerde as StoreSerde<unknown>,
+            valueSerde as StoreSerde<unknown>,
+          ) as unknown as TypedKeyValueStore<K, V>,
       );
   async function* concat(pick: (s: TypedKeyValueStore<K, V>) => AsyncIterableIterator<{ key: K; value: V }>) {
     for (const v of views()) yield* pick(v);

@@ -39,6 +39,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
       { topic: cp.topic, partition: cp.partition },
       deps.restoreListener,
     );
+    const convert = rt.task.restoreConverter(cp.storeName);
     restorer.start(start, end);
     restorers.push(restorer);
     requests.push({
@@ -47,7 +48,10 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
       startOffset: start,
       endOffset: end,
       apply: async (records, batchEnd) => {
-        await restorer.restoreBatch(records.map(fromChangelogMessage), batchEnd);
+        await restorer.restoreBatch(
+          records.map((r) => fromChangelogMessage(convert(r))),
+          batchEnd,
+        );
         deps.metrics.restoredRecords += records.length;
       },
     });

@@ -153,12 +153,13 @@ export class TaskRuntime {
 
   /** Sends the remaining output and the store changes; returns the changelog end offsets. */
   async sendForCommit(): Promise<TopicPartitionOffset[]> {
+    const now = Date.now();
     const changelog: OutputRecord[] = this.task.changelogRecords().map((c) => ({
       topic: c.topic,
       partition: c.partition,
       key: c.key,
       value: c.value,
-      timestamp: Date.now(),
+      timestamp: c.timestamp ?? now,
     }));
     return this.producer.send([...this.collector.drain(), ...changelog]);
   }

@@ -1,6 +1,7 @@
 import { type StoreSerde, type TransactionalBuffer, TypedKeyValueStore } from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
 import type { StateStore } from './state-store.ts';
+import { TimestampSkippingSerde } from './value-and-timestamp.ts';
 
 /** The store kinds a task can hold; window and session stores join this list. */
 export type StoreType = 'key-value';
@@ -18,6 +19,11 @@ export interface StoreBuilder<K = unknown, V = unknown> {
   readonly keySerde: Serde<K> | undefined;
   readonly valueSerde: Serde<V> | undefined;
   readonly loggingEnabled: boolean;
+  /**
+   * Each stored value carries a timestamp in front of its bytes (see value-and-timestamp.ts); then
+   * `valueSerde` reads the plain values (and is undefined when the config's default is meant).
+   */
+  readonly timestamped?: boolean;
   withLoggingEnabled(): StoreBuilder<K, V>;
   withLoggingDisabled(): StoreBuilder<K, V>;
   /** The store processors see, over the task's buffer, with the serdes resolved against the defaults. */
@@ -47,9 +53,59 @@ class KeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
   }
 }
 
+/**
+ * The store of a DSL aggregation: Kafka Streams stamps an aggregate with the largest timestamp of
+ * the records that made it, so each value is stored with its timestamp in front of its bytes. The
+ * changelog holds the plain value with that timestamp as the record's timestamp (Kafka Streams'
+ * format, so Java tools read it); the state manager splits and joins the two.
+ */
+class TimestampedKeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
+  readonly type = 'key-value' as const;
+  readonly timestamped = true;
+  readonly valueSerde: Serde<V> | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly keySerde: Serde<K> | undefined,
+    private readonly plainValueSerde: Serde<V> | undefined,
+    readonly loggingEnabled: boolean,
+  ) {
+    this.valueSerde = plainValueSerde === undefined ? undefined : new TimestampSkippingSerde(plainValueSerde);
+  }
+
+  withLoggingEnabled(): StoreBuilder<K, V> {
+    return new TimestampedKeyValueStoreBuilder(this.name, this.keySerde, this.plainValueSerde, true);
+  }
+
+  withLoggingDisabled(): StoreBuilder<K, V> {
+    return new TimestampedKeyValueStoreBuilder(this.name, this.keySerde, this.plainValueSerde, false);
+  }
+
+  /** Seen through getStateStore, the store shows plain values, as Kafka Streams' facade does. */
+  build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
+    const values =
+      valueSerde instanceof TimestampSkippingSerde
+        ? valueSerde
+        : new TimestampSkippingSerde(valueSerde as Serde<V>);
+    return new TypedKeyValueStore(this.name, buffer, keySerde, values as StoreSerde<V>);
+  }
+}
+
 export const Stores = {
   /** A key-value store with a changelog topic (disable it with `withLoggingDisabled()`). */
   keyValueStoreBuilder<K, V>(name: string, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<K, V> {
     return new KeyValueStoreBuilder(name, keySerde, valueSerde, true);
   },
 } as const;
+
+/**
+ * The DSL's aggregation stores (internal until processors get a timestamped store type of their
+ * own): values keep a timestamp, read with `timestampedView`; `valueSerde` is for the plain values.
+ */
+export function timestampedKeyValueStoreBuilder<K, V>(
+  name: string,
+  keySerde?: Serde<K>,
+  valueSerde?: Serde<V>,
+): StoreBuilder<K, V> {
+  return new TimestampedKeyValueStoreBuilder(name, keySerde, valueSerde, true);
+}

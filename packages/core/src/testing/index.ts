@@ -1,4 +1,5 @@
 export type { DeserializationHandlerResponse, InputRecord } from '../processor/internals/records.ts';
+export type { ValueAndTimestamp } from '../state/value-and-timestamp.ts';
 export {
   TestInputTopic,
   TestOutputTopic,

@@ -3,6 +3,7 @@ import {
   InMemoryKeyValueStore,
   type KeyValueBytesStore,
   type KeyValueStore,
+  type TypedKeyValueStore,
 } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { DeserializationError } from '../errors.ts';
@@ -17,6 +18,7 @@ import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Headers } from '../processor/record.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
+import { timestampedView, type ValueAndTimestamp } from '../state/value-and-timestamp.ts';
 
 export interface TopologyTestDriverConfig {
   /** Prefix of internal topics (`<applicationId>-<name>-repartition`). Default: 'test-app'. */
@@ -50,6 +52,7 @@ export interface TestRecord<K, V> {
  */
 export class TopologyTestDriver {
   readonly applicationId: string;
+  private readonly topology: Topology;
   private readonly tasks: StreamTask[] = [];
   private readonly taskByTopic = new Map<string, StreamTask>();
   private readonly outputs = new Map<string, OutputRecord[]>();
@@ -63,6 +66,7 @@ export class TopologyTestDriver {
 
   constructor(topology: Topology, config: TopologyTestDriverConfig = {}) {
     this.applicationId = config.applicationId ?? 'test-app';
+    this.topology = topology;
     this.wallClockMs = config.initialWallClockTimeMs ?? Date.now();
     const storeFactory = config.storeFactory ?? ((name: string) => new InMemoryKeyValueStore(name));
     for (const sub of topology.subtopologies(this.applicationId)) {
@@ -145,6 +149,20 @@ export class TopologyTestDriver {
    * reads before the first awaited call of the driver throw, as stores open asynchronously.
    */
   getKeyValueStore<K, V>(name: string): KeyValueStore<K, V> {
+    // An aggregation's store keeps a timestamp with each value; the store itself shows the values only.
+    return facade(name, this.typedStore<K, V>(name));
+  }
+
+  /** A timestamped store (a DSL aggregation's) with each value's timestamp (Kafka Streams' name). */
+  getTimestampedKeyValueStore<K, V>(name: string): KeyValueStore<K, ValueAndTimestamp<V>> {
+    const typed = this.typedStore<K, V>(name);
+    if (!this.topology.internalBuilder.storeBuilder(name)?.timestamped) {
+      throw new StreamsError(`State store '${name}' does not keep timestamps; use getKeyValueStore`);
+    }
+    return facade(name, () => timestampedView(typed()));
+  }
+
+  private typedStore<K, V>(name: string): () => TypedKeyValueStore<K, V> {
     const task = this.tasks.find((t) => t.storeNames.includes(name));
     if (task === undefined) {
       const all = this.tasks.flatMap((t) => t.storeNames);
@@ -152,17 +170,7 @@ export class TopologyTestDriver {
         `No state store '${name}' in the topology (stores: ${all.join(', ') || 'none'})`,
       );
     }
-    const store = () => task.store(name) as unknown as KeyValueStore<K, V>;
-    return {
-      name,
-      get: (key) => store().get(key),
-      put: (key, value) => store().put(key, value),
-      putIfAbsent: (key, value) => store().putIfAbsent(key, value),
-      delete: (key) => store().delete(key),
-      range: (from, to) => store().range(from, to),
-      all: () => store().all(),
-      approximateNumEntries: () => store().approximateNumEntries(),
-    };
+    return () => task.store(name) as unknown as TypedKeyValueStore<K, V>;
   }
 
   /** Closes processors and stores. */
@@ -256,7 +264,7 @@ export class TopologyTestDriver {
           topic: change.topic,
           key: change.key,
           value: change.value,
-          timestamp: this.wallClockMs,
+          timestamp: change.timestamp ?? this.wallClockMs,
         });
         const offset = (this.offsets.get(change.topic) ?? 0) + 1;
         this.offsets.set(change.topic, offset);
@@ -265,6 +273,20 @@ export class TopologyTestDriver {
       await task.postCommit([...endOffsets.values()]);
     }
   }
+}
+
+/** Opens the store at each call, as stores open asynchronously after the driver is created. */
+function facade<K, V>(name: string, store: () => KeyValueStore<K, V>): KeyValueStore<K, V> {
+  return {
+    name,
+    get: (key) => store().get(key),
+    put: (key, value) => store().put(key, value),
+    putIfAbsent: (key, value) => store().putIfAbsent(key, value),
+    delete: (key) => store().delete(key),
+    range: (from, to) => store().range(from, to),
+    all: () => store().all(),
+    approximateNumEntries: () => store().approximateNumEntries(),
+  };
 }
 
 /** Pipes typed records into one input topic of a TopologyTestDriver. */

@@ -6,6 +6,7 @@ import {
   type KeyValueStore,
   readCheckpoint,
   type TransactionalBuffer,
+  type TypedKeyValueStore,
 } from '@kstreams/state-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, StreamsError } from '../../src/errors.ts';
@@ -15,7 +16,8 @@ import {
 } from '../../src/processor/internals/processor-state-manager.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { StateStore } from '../../src/state/state-store.ts';
-import { type StoreBuilder, Stores } from '../../src/state/store-builder.ts';
+import { type StoreBuilder, Stores, timestampedKeyValueStoreBuilder } from '../../src/state/store-builder.ts';
+import { timestampedView } from '../../src/state/value-and-timestamp.ts';
 
 describe('ProcessorStateManager', () => {
   let dir: string;
@@ -76,6 +78,42 @@ describe('ProcessorStateManager', () => {
     expect(() => manager.register(Stores.keyValueStoreBuilder('no-value-serde'))).toThrow(
       /value serde for state store 'no-value-serde'/,
     );
+  });
+
+  it("logs a timestamped store in Kafka Streams' format and restores its timestamps", async () => {
+    const manager = new ProcessorStateManager(options);
+    manager.register(timestampedKeyValueStoreBuilder('agg', Serdes.String(), Serdes.Long()));
+    await manager.initialize();
+    const store = manager.store('agg') as TypedKeyValueStore<string, number>;
+    timestampedView(store).put('a', { value: 7, timestamp: 1_700_000_000_123 });
+    store.delete('gone');
+    // What processors see through getStateStore: the plain value.
+    expect(store.get('a')).toBe(7);
+
+    // The changelog: the plain 8-byte value, the aggregate's timestamp as the record's; a tombstone
+    // leaves the timestamp to the commit.
+    const [put, tombstone] = manager.changelogRecords();
+    expect(put).toMatchObject({ key: Buffer.from('a'), timestamp: 1_700_000_000_123 });
+    expect(put!.value!.toString('hex')).toBe('0000000000000007');
+    expect(tombstone).toMatchObject({ key: Buffer.from('gone'), value: null });
+    expect(tombstone!.timestamp).toBeUndefined();
+
+    // A restore of that record gives back the same stored bytes, timestamp included.
+    const restored = manager.restoreConverter('agg')({
+      key: put!.key,
+      value: put!.value,
+      timestamp: put!.timestamp!,
+    });
+    await manager.commit([]);
+    expect(restored.value).toEqual(bytesStores.get('agg')!.get(Buffer.from('a')));
+    expect(manager.restoreConverter('agg')({ key: put!.key, value: null, timestamp: 5 }).value).toBeNull();
+  });
+
+  it("restores a plain store's changelog records unchanged", () => {
+    const manager = new ProcessorStateManager(options);
+    manager.register(Stores.keyValueStoreBuilder('counts', Serdes.String(), Serdes.Long()));
+    const message = { key: Buffer.from('k'), value: Buffer.from('v'), timestamp: 3 };
+    expect(manager.restoreConverter('counts')(message)).toBe(message);
   });
 
   it('buffers writes until commit, with changelog records for the logged stores', async () => {

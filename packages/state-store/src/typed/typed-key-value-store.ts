@@ -36,6 +36,15 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
     this.valueSerde = valueSerde;
   }
 
+  /**
+   * The same buffer read and written through another value serde, built from this one: lets a
+   * store hold more than the value in its bytes (a timestamped store prefixes each value with its
+   * timestamp) while the store and its changelog stay one.
+   */
+  withValueSerde<V2>(wrap: (valueSerde: StoreSerde<V>) => StoreSerde<V2>): TypedKeyValueStore<K, V2> {
+    return new TypedKeyValueStore(this.name, this.buffer, this.keySerde, wrap(this.valueSerde));
+  }
+
   get(key: K): V | undefined {
     return this.toValue(this.buffer.get(this.keyBytes(key, 'get')));
   }

@@ -31,6 +31,7 @@ export function addAggregation<K, VA>(
     valueSerde as AnySerde | undefined,
     materialized.loggingEnabled,
     name,
+    true,
   );
   return new KTable<K, VA>(builder, name, keySerde, valueSerde, storeName);
 }

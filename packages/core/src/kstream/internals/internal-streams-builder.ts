@@ -6,7 +6,7 @@ import {
   type SerdeWrapper,
 } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
-import { Stores } from '../../state/store-builder.ts';
+import { Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
 import { DropNullKeyProcessor } from './kstream-processors.ts';
 
 /**
@@ -45,16 +45,21 @@ export class InternalStreamsBuilder {
     valueSerde: Serde<unknown> | undefined,
     loggingEnabled: boolean | undefined,
     processorName: string,
+    timestamped = false,
   ): void {
-    const builder = Stores.keyValueStoreBuilder(storeName, keySerde, valueSerde);
+    const builder = timestamped
+      ? timestampedKeyValueStoreBuilder(storeName, keySerde, valueSerde)
+      : Stores.keyValueStoreBuilder(storeName, keySerde, valueSerde);
     this.topology.addStateStore(loggingEnabled === false ? builder.withLoggingDisabled() : builder, [
       processorName,
     ]);
   }
 
   /**
-   * Adds sink -> `<name>-repartition` -> source and returns the source's name. `dropNullKeys`
-   * adds a filter in front, as groupings need a key.
+   * Adds sink -> `<name>-repartition` -> source and returns the source's name. `dropNullKeys` adds
+   * a filter in front: as in Kafka Streams, a record with a null key never reaches a repartition
+   * topic (KIP-962 keeps them only where a left or outer join follows, and there are no joins yet).
+   * KTable.groupBy passes false: its mapper already skips them.
    */
   addRepartition(
     parent: string,

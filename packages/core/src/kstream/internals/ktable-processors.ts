@@ -22,53 +22,23 @@ abstract class StoreProcessor implements Processor<unknown, unknown, unknown, un
   abstract process(record: Record<unknown, unknown>): void;
 }
 
-/** table() and toStream().toTable(): upsert (null value: delete) into the store, forward the Change. */
+/**
+ * table() and toStream().toTable(): upsert (null value: delete) into the store, forward the Change.
+ * A tombstone for a key the table does not hold is still forwarded, as Change(null, null), because
+ * Kafka Streams without a record cache does so (toStream() then emits the tombstone); with a cache
+ * it would be suppressed (docs/architecture.md, "Result semantics").
+ */
 export class TableSourceProcessor extends StoreProcessor {
   process(record: Record<unknown, unknown>): void {
     if (isAbsent(record.key)) return;
     const old = this.store.get(record.key);
     if (isAbsent(record.value)) {
-      if (old === undefined) return;
-      this.store.delete(record.key);
-      this.ctx.forward(record.withValue(new Change(null, old)));
+      if (old !== undefined) this.store.delete(record.key);
+      this.ctx.forward(record.withValue(new Change(null, old ?? null)));
       return;
     }
     this.store.put(record.key, record.value);
     this.ctx.forward(record.withValue(new Change(record.value, old ?? null)));
-  }
-}
-
-/** KStream aggregate/count: aggregate each value into the key's row. Null keys and values are skipped. */
-export class StreamAggregateProcessor extends StoreProcessor {
-  constructor(
-    storeName: string,
-    private readonly initializer: () => unknown,
-    private readonly aggregator: (key: unknown, value: unknown, aggregate: unknown) => unknown,
-  ) {
-    super(storeName);
-  }
-  process(record: Record<unknown, unknown>): void {
-    if (isAbsent(record.key) || isAbsent(record.value)) return;
-    const old = this.store.get(record.key);
-    const next = this.aggregator(record.key, record.value, old === undefined ? this.initializer() : old);
-    this.store.put(record.key, next);
-    this.ctx.forward(record.withValue(new Change(next, old ?? null)));
-  }
-}
-
-export class StreamReduceProcessor extends StoreProcessor {
-  constructor(
-    storeName: string,
-    private readonly reducer: (aggregate: unknown, value: unknown) => unknown,
-  ) {
-    super(storeName);
-  }
-  process(record: Record<unknown, unknown>): void {
-    if (isAbsent(record.key) || isAbsent(record.value)) return;
-    const old = this.store.get(record.key);
-    const next = old === undefined ? record.value : this.reducer(old, record.value);
-    this.store.put(record.key, next);
-    this.ctx.forward(record.withValue(new Change(next, old ?? null)));
   }
 }
 
@@ -84,6 +54,8 @@ export class TableFilterProcessor extends ChangeProcessor {
   constructor(
     private readonly predicate: (key: unknown, value: unknown) => boolean,
     private readonly negate: boolean,
+    /** Set while the topology is built, if a re-grouping downstream needs the old values. */
+    private readonly options: { readonly sendOldValues: boolean },
   ) {
     super();
   }
@@ -93,8 +65,9 @@ export class TableFilterProcessor extends ChangeProcessor {
   process(record: Record<unknown, Change<unknown>>): void {
     const newValue = this.keep(record.key, record.value.newValue);
     const oldValue = this.keep(record.key, record.value.oldValue);
-    // Neither side passes: downstream never saw this key, so there is nothing to tell it.
-    if (newValue === null && oldValue === null) return;
+    // Neither side passes: a re-grouping has nothing to subtract or add. Everything else gets the
+    // deletion, as from Kafka Streams, which without old values cannot know it is redundant.
+    if (newValue === null && oldValue === null && this.options.sendOldValues) return;
     this.ctx.forward(record.withValue(new Change(newValue, oldValue)));
   }
 }
@@ -155,56 +128,5 @@ export class TableRepartitionMapProcessor extends ChangeProcessor {
     if (next !== undefined && !isAbsent(next.key)) {
       this.ctx.forward(new Record(next.key, new Change(next.value, null), base.timestamp, base.headers));
     }
-  }
-}
-
-/** KGroupedTable aggregate/count: subtract the old value's contribution, add the new one's. */
-export class TableAggregateProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
-  private ctx!: Ctx;
-  private store!: Store;
-  constructor(
-    private readonly storeName: string,
-    private readonly initializer: () => unknown,
-    private readonly adder: (key: unknown, value: unknown, aggregate: unknown) => unknown,
-    private readonly subtractor: (key: unknown, value: unknown, aggregate: unknown) => unknown,
-  ) {}
-  init(context: Ctx): void {
-    this.ctx = context;
-    this.store = context.getStateStore<Store>(this.storeName);
-  }
-  process(record: Record<unknown, Change<unknown>>): void {
-    if (isAbsent(record.key)) return;
-    const old = this.store.get(record.key);
-    let aggregate = old === undefined ? this.initializer() : old;
-    const { newValue, oldValue } = record.value;
-    if (!isAbsent(oldValue)) aggregate = this.subtractor(record.key, oldValue, aggregate);
-    if (!isAbsent(newValue)) aggregate = this.adder(record.key, newValue, aggregate);
-    this.store.put(record.key, aggregate);
-    this.ctx.forward(record.withValue(new Change(aggregate, old ?? null)));
-  }
-}
-
-export class TableReduceProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
-  private ctx!: Ctx;
-  private store!: Store;
-  constructor(
-    private readonly storeName: string,
-    private readonly adder: (aggregate: unknown, value: unknown) => unknown,
-    private readonly subtractor: (aggregate: unknown, value: unknown) => unknown,
-  ) {}
-  init(context: Ctx): void {
-    this.ctx = context;
-    this.store = context.getStateStore<Store>(this.storeName);
-  }
-  process(record: Record<unknown, Change<unknown>>): void {
-    if (isAbsent(record.key)) return;
-    const old = this.store.get(record.key);
-    let aggregate: unknown = old;
-    const { newValue, oldValue } = record.value;
-    if (!isAbsent(oldValue) && aggregate !== undefined) aggregate = this.subtractor(aggregate, oldValue);
-    if (!isAbsent(newValue)) aggregate = aggregate === undefined ? newValue : this.adder(aggregate, newValue);
-    if (aggregate === undefined) return;
-    this.store.put(record.key, aggregate);
-    this.ctx.forward(record.withValue(new Change(aggregate, old ?? null)));
   }
 }

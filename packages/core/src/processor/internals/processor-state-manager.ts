@@ -9,6 +9,7 @@ import {
 import { StreamsError } from '../../errors.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
+import { rawValueOf, timestampOf, withTimestamp } from '../../state/value-and-timestamp.ts';
 import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
 import { topicPartitionKey } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
@@ -37,6 +38,15 @@ export interface ChangelogChange {
   partition: number;
   key: Buffer;
   value: Buffer | null;
+  /** The value's own timestamp (timestamped stores); otherwise the commit's time is used. */
+  timestamp?: number;
+}
+
+/** A changelog record as the restore reads it. */
+export interface ChangelogMessage {
+  key: Buffer | null;
+  value: Buffer | null;
+  timestamp: number;
 }
 
 interface RegisteredStore {
@@ -126,6 +136,18 @@ export class ProcessorStateManager {
     return entry.bytes;
   }
 
+  /**
+   * How a changelog record of the store becomes the bytes to restore: a timestamped store puts the
+   * record's timestamp back in front of the value.
+   */
+  restoreConverter(storeName: string): (message: ChangelogMessage) => ChangelogMessage {
+    if (this.entry(storeName).builder.timestamped !== true) return (message) => message;
+    return (message) =>
+      message.value === null
+        ? message
+        : { ...message, value: withTimestamp(message.timestamp, message.value) };
+  }
+
   /** The store processors see (reads go through the transactional buffer). */
   store(storeName: string): StateStore {
     const entry = this.entry(storeName);
@@ -150,8 +172,14 @@ export class ProcessorStateManager {
     for (const entry of this.stores.values()) {
       if (entry.changelog === null || entry.buffer === undefined) continue;
       const { topic, partition } = entry.changelog;
-      for (const change of entry.buffer.pendingChanges()) {
-        out.push({ topic, partition, key: change.key, value: change.value });
+      const timestamped = entry.builder.timestamped === true;
+      for (const { key, value } of entry.buffer.pendingChanges()) {
+        if (timestamped && value !== null) {
+          // Kafka Streams' changelog format: the plain value, its timestamp as the record's.
+          out.push({ topic, partition, key, value: rawValueOf(value), timestamp: timestampOf(value) });
+        } else {
+          out.push({ topic, partition, key, value });
+        }
       }
     }
     return out;

@@ -20,6 +20,7 @@ import {
 } from './processor-nodes.ts';
 import {
   type ChangelogChange,
+  type ChangelogMessage,
   type ChangelogPartition,
   ProcessorStateManager,
 } from './processor-state-manager.ts';
@@ -146,6 +147,11 @@ export class StreamTask implements TaskServices, SinkTarget {
   /** The raw bytes store, for the runtime's changelog restore (bypasses the buffer). */
   storeFor(storeName: string): KeyValueBytesStore {
     return this.stateManager.bytesStore(storeName);
+  }
+
+  /** Turns the store's changelog records into the bytes the restore writes. */
+  restoreConverter(storeName: string): (message: ChangelogMessage) => ChangelogMessage {
+    return this.stateManager.restoreConverter(storeName);
   }
 
   /** The store processors see (reads go through the transactional buffer). */

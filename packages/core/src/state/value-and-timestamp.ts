@@ -1,0 +1,81 @@
+import type { StoreSerde, TypedKeyValueStore } from '@kstreams/state-store';
+import type { Serde } from '../serdes/serde.ts';
+
+/** A stored value and the timestamp of the record it stands for (Kafka Streams' ValueAndTimestamp). */
+export interface ValueAndTimestamp<V> {
+  readonly value: V;
+  readonly timestamp: number;
+}
+
+/** Kafka's "no timestamp" (ConsumerRecord.NO_TIMESTAMP), for values written without one. */
+export const NO_TIMESTAMP = -1;
+
+const TIMESTAMP_BYTES = 8;
+const TWO_32 = 2 ** 32;
+
+/** A timestamped store's bytes: the timestamp, then the value's bytes. */
+export function withTimestamp(timestamp: number, valueBytes: Buffer): Buffer {
+  const bytes = Buffer.allocUnsafe(TIMESTAMP_BYTES + valueBytes.length);
+  // Two 32-bit halves: exact for every safe integer, negatives included, and cheaper than a BigInt.
+  const high = Math.floor(timestamp / TWO_32);
+  bytes.writeInt32BE(high, 0);
+  bytes.writeUInt32BE(timestamp - high * TWO_32, 4);
+  valueBytes.copy(bytes, TIMESTAMP_BYTES);
+  return bytes;
+}
+
+export function timestampOf(bytes: Buffer): number {
+  return bytes.readInt32BE(0) * TWO_32 + bytes.readUInt32BE(4);
+}
+
+/** The plain value's bytes inside a timestamped store's bytes (a view, not a copy). */
+export function rawValueOf(bytes: Buffer): Buffer {
+  return bytes.subarray(TIMESTAMP_BYTES);
+}
+
+/**
+ * The bytes of a timestamped store: an 8-byte big-endian timestamp, then the value's bytes (the
+ * layout of Kafka Streams' timestamped stores).
+ */
+export function valueAndTimestampSerde<V>(valueSerde: StoreSerde<V>): StoreSerde<ValueAndTimestamp<V>> {
+  return {
+    serialize: (data) => withTimestamp(data.timestamp, valueSerde.serialize(data.value)),
+    deserialize: (data) => ({
+      value: valueSerde.deserialize(data.subarray(TIMESTAMP_BYTES)),
+      timestamp: timestampOf(data),
+    }),
+  };
+}
+
+/**
+ * Reads the values of a timestamped store and leaves out the timestamps: what a timestamped store's
+ * builder hands to readers that want the values only (interactive queries, the test driver's
+ * getKeyValueStore), as Kafka Streams' key-value facade over a timestamped store does. Values
+ * written through it get NO_TIMESTAMP.
+ */
+export class TimestampSkippingSerde<V> implements Serde<V> {
+  constructor(readonly valueSerde: Serde<V>) {}
+
+  serialize(data: V, topic?: string): Buffer {
+    return withTimestamp(NO_TIMESTAMP, this.valueSerde.serialize(data, topic));
+  }
+
+  deserialize(data: Buffer, topic?: string): V {
+    return this.valueSerde.deserialize(data.subarray(TIMESTAMP_BYTES), topic);
+  }
+}
+
+/** The serde of the plain values inside a timestamped store, whichever of the two the task holds. */
+function innerSerde<V>(serde: StoreSerde<V>): StoreSerde<V> {
+  return serde instanceof TimestampSkippingSerde ? (serde.valueSerde as StoreSerde<V>) : serde;
+}
+
+/**
+ * A timestamped store seen with its timestamps. The task holds the store with the builder's value
+ * serde, or with the default serde of the config when the builder has none; both lead here.
+ */
+export function timestampedView<K, V>(
+  store: TypedKeyValueStore<K, V>,
+): TypedKeyValueStore<K, ValueAndTimestamp<V>> {
+  return store.withValueSerde((serde) => valueAndTimestampSerde(innerSerde(serde)));
+}

@@ -1,0 +1,57 @@
+// The differential harness: every scenario through Kafka Streams' own TopologyTestDriver (one
+// JVM for all of them, scripts/differential/) and through ours; the output records (topic, key,
+// value, timestamp) must be the same. java, javac and mvn are on developer machines and in CI;
+// only where they are missing is the comparison skipped.
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  javaToolsAvailable,
+  runInKafkaStreams,
+  type Scenario,
+  type ScenarioOutput,
+} from '../../../../scripts/differential/kafka-streams.ts';
+import { Serdes } from '../../src/serdes/serdes.ts';
+import { TopologyTestDriver } from '../../src/testing/index.ts';
+import { ourTopology, scenarios } from './scenarios.ts';
+
+async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
+  const driver = new TopologyTestDriver(ourTopology(scenario.topology), {
+    applicationId: 'differential',
+    defaultKeySerde: Serdes.String() as never,
+    defaultValueSerde: Serdes.String() as never,
+    initialWallClockTimeMs: 0,
+  });
+  try {
+    for (const { topic, key, value, timestamp } of scenario.inputs) {
+      await driver.createInputTopic(topic, Serdes.String(), Serdes.String()).pipeInput(key, value, timestamp);
+    }
+    return scenario.outputs.flatMap(({ topic, value }) =>
+      driver
+        .createOutputTopic<string, string | number>(
+          topic,
+          Serdes.String(),
+          value === 'long' ? Serdes.Long() : Serdes.String(),
+        )
+        .readRecordsToList()
+        .map((r) => ({ topic, key: r.key, value: r.value, timestamp: r.timestamp })),
+    );
+  } finally {
+    await driver.close();
+  }
+}
+
+describe.skipIf(!javaToolsAvailable())(
+  'same output as Kafka Streams 4.4 (TopologyTestDriver, no cache)',
+  () => {
+    let theirs: Record<string, ScenarioOutput[]>;
+
+    beforeAll(() => {
+      theirs = runInKafkaStreams(scenarios);
+    }, 300_000);
+
+    it.each(scenarios.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+      const expected = theirs[scenario.name];
+      expect(expected, 'Kafka Streams ran the scenario').toBeDefined();
+      expect(await runOurs(scenario)).toEqual(expected);
+    });
+  },
+);

@@ -1,0 +1,189 @@
+// The Kafka Streams side of the differential harness: reads scenarios (a topology name, input
+// records, the output topics to read) as JSON from the file named by the first argument, runs each
+// through Kafka Streams' own TopologyTestDriver without a record cache, and prints the output
+// records of each scenario as JSON on stdout. packages/core/test/differential/ runs the same
+// scenarios through ours. The topologies here and in scenarios.ts must stay the same, by name.
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.File;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.KGroupedStream;
+import org.apache.kafka.streams.kstream.KGroupedTable;
+import org.apache.kafka.streams.kstream.KTable;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.test.TestRecord;
+
+public final class Differential {
+  private static final Serde<String> S = Serdes.String();
+  private static final Serde<Long> L = Serdes.Long();
+
+  private static Topology topology(String name) {
+    StreamsBuilder builder = new StreamsBuilder();
+    switch (name) {
+      case "stateless":
+        builder.<String, String>stream("in")
+            .filter((k, v) -> !"skip".equals(v))
+            .mapValues(v -> v.toUpperCase())
+            .flatMapValues(v -> Arrays.asList(v.split(" ")))
+            .map((k, v) -> KeyValue.pair(v, k))
+            .to("out");
+        break;
+      case "group-by-count":
+        builder.<String, String>stream("in")
+            .groupBy((k, v) -> v)
+            .count()
+            .toStream()
+            .to("out", Produced.with(S, L));
+        break;
+      case "named-count-changelog":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .count(Materialized.as("counts"))
+            .toStream()
+            .to("out", Produced.with(S, L));
+        break;
+      case "group-by-key-aggregations": {
+        KGroupedStream<String, String> grouped = builder.<String, String>stream("in").groupByKey();
+        grouped.count().toStream().to("counts", Produced.with(S, L));
+        grouped.reduce((a, b) -> a + "+" + b).toStream().to("reduced");
+        grouped
+            .aggregate(() -> 0L, (k, v, agg) -> agg + v.length(), Materialized.with(S, L))
+            .toStream()
+            .to("lengths", Produced.with(S, L));
+        break;
+      }
+      case "select-key-count":
+        builder.<String, String>stream("in")
+            .selectKey((k, v) -> v.equals("none") ? null : v.substring(0, 1))
+            .groupByKey()
+            .count()
+            .toStream()
+            .to("out", Produced.with(S, L));
+        break;
+      case "repartition":
+        builder.<String, String>stream("in")
+            .selectKey((k, v) -> v.equals("none") ? null : v)
+            .repartition()
+            .to("out");
+        break;
+      case "to-table":
+        builder.<String, String>stream("in").toTable().toStream().to("out");
+        break;
+      case "table-source":
+        builder.<String, String>table("in").toStream().to("out");
+        break;
+      case "table-filter-map-values":
+        builder.<String, String>table("in")
+            .filter((k, v) -> v.length() > 2)
+            .mapValues(v -> v + "!")
+            .toStream()
+            .to("out");
+        break;
+      case "table-filter-shared": {
+        // A re-grouping downstream makes the filter send old values, for its other child too.
+        KTable<String, String> filtered = builder.<String, String>table("in").filter((k, v) -> v.length() > 2);
+        filtered.toStream().to("out");
+        filtered.groupBy((k, v) -> KeyValue.pair(v, k)).count().toStream().to("counts", Produced.with(S, L));
+        break;
+      }
+      case "table-group-by-count":
+        builder.<String, String>table("in")
+            .groupBy((k, v) -> KeyValue.pair(v, k))
+            .count()
+            .toStream()
+            .to("out", Produced.with(S, L));
+        break;
+      case "table-group-by-sums": {
+        KGroupedTable<String, Long> grouped = builder.<String, String>table("in")
+            .groupBy(
+                (k, v) -> KeyValue.pair(v.split(":")[0], Long.parseLong(v.split(":")[1])),
+                Grouped.with(S, L));
+        grouped.reduce((a, b) -> a + b, (a, b) -> a - b, Materialized.with(S, L))
+            .toStream()
+            .to("reduced", Produced.with(S, L));
+        grouped.aggregate(() -> 0L, (k, v, a) -> a + v, (k, v, a) -> a - v, Materialized.with(S, L))
+            .toStream()
+            .to("aggregated", Produced.with(S, L));
+        break;
+      }
+      default:
+        throw new IllegalArgumentException("No topology named " + name);
+    }
+    return builder.build();
+  }
+
+  private static Properties config() {
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+    props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+    // No record cache: every update is forwarded, which is what kstreams does today.
+    props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
+    return props;
+  }
+
+  private static ArrayNode run(ObjectMapper json, JsonNode scenario) {
+    ArrayNode out = json.createArrayNode();
+    try (TopologyTestDriver driver =
+        new TopologyTestDriver(topology(scenario.get("topology").asText()), config(), Instant.EPOCH)) {
+      Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
+      for (JsonNode record : scenario.get("inputs")) {
+        String topic = record.get("topic").asText();
+        TestInputTopic<String, String> input = inputs.computeIfAbsent(
+            topic, t -> driver.createInputTopic(t, S.serializer(), S.serializer()));
+        input.pipeInput(
+            text(record.get("key")), text(record.get("value")), record.get("timestamp").asLong());
+      }
+      for (JsonNode output : scenario.get("outputs")) {
+        String topic = output.get("topic").asText();
+        boolean isLong = output.get("value").asText().equals("long");
+        Deserializer<?> values = isLong ? L.deserializer() : S.deserializer();
+        TestOutputTopic<String, ?> topicReader = driver.createOutputTopic(topic, S.deserializer(), values);
+        for (TestRecord<String, ?> record : topicReader.readRecordsToList()) {
+          ObjectNode node = out.addObject();
+          node.put("topic", topic);
+          node.put("key", record.key());
+          Object value = record.value();
+          if (value == null) node.putNull("value");
+          else if (value instanceof Long) node.put("value", (Long) value);
+          else node.put("value", (String) value);
+          node.put("timestamp", record.timestamp());
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String text(JsonNode node) {
+    return node == null || node.isNull() ? null : node.asText();
+  }
+
+  public static void main(String[] args) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode results = json.createObjectNode();
+    for (JsonNode scenario : json.readTree(new File(args[0]))) {
+      results.set(scenario.get("name").asText(), run(json, scenario));
+    }
+    System.out.println(json.writeValueAsString(results));
+  }
+}
