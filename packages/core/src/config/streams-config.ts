@@ -59,6 +59,12 @@ export interface StreamsConfig {
    * Default: 60 s, or 3 commit intervals if that is longer.
    */
   taskStallTimeoutMs?: number;
+  /**
+   * Kafka Streams' max.task.idle.ms: how long a task with several input partitions waits for one
+   * that has no data before it processes the others (timestamp order across them is only as good
+   * as what is buffered). 0 (default): wait only for data known to be on the broker; -1: never wait.
+   */
+  maxTaskIdleMs?: number;
   producer?: ProducerConfig;
   consumer?: ConsumerConfig;
 }
@@ -80,6 +86,7 @@ export interface ResolvedConfig {
   replicationFactor: number;
   maxUncommittedBytes: number;
   taskStallTimeoutMs: number;
+  maxTaskIdleMs: number;
   producer: Required<ProducerConfig>;
   consumer: Required<ConsumerConfig>;
 }
@@ -104,6 +111,7 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
   replicationFactor: 'number',
   maxUncommittedBytes: 'number',
   taskStallTimeoutMs: 'number (0 to turn the watchdog off)',
+  maxTaskIdleMs: 'a number of ms >= 0, or -1 to never wait',
   producer: 'object',
   consumer: 'object',
 };
@@ -165,6 +173,10 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   expect('replicationFactor', raw.replicationFactor === -1 || isPositiveInt(raw.replicationFactor));
   expect('maxUncommittedBytes', isPositiveInt(raw.maxUncommittedBytes));
   expect('taskStallTimeoutMs', raw.taskStallTimeoutMs === 0 || isPositiveInt(raw.taskStallTimeoutMs));
+  expect(
+    'maxTaskIdleMs',
+    raw.maxTaskIdleMs === 0 || raw.maxTaskIdleMs === -1 || isPositiveInt(raw.maxTaskIdleMs),
+  );
   expect(
     'applicationServer',
     typeof raw.applicationServer === 'string' && /^[^:\s]+:\d+$/.test(raw.applicationServer),
@@ -325,6 +337,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     replicationFactor: (raw.replicationFactor as number | undefined) ?? -1,
     maxUncommittedBytes: (raw.maxUncommittedBytes as number | undefined) ?? 64 * 1024 * 1024,
     taskStallTimeoutMs,
+    maxTaskIdleMs: (raw.maxTaskIdleMs as number | undefined) ?? 0,
     producer,
     consumer,
   };

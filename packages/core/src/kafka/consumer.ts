@@ -18,6 +18,8 @@ export interface InputBatch {
   lastOffset: number;
   /** A seek is pending for this partition: the rest of the batch is stale. */
   isStale(): boolean;
+  /** The partition's log end when the batch was fetched. */
+  highWatermark: number;
   /** Moves the fetch position past `offset`. */
   resolveOffset(offset: number): void;
   heartbeat(): Promise<void>;
@@ -100,6 +102,7 @@ export class MainConsumer {
           partition: batch.partition,
           messages: batch.messages,
           lastOffset: Number(batch.lastOffset()),
+          highWatermark: Number(batch.highWatermark),
           isStale: payload.isStale,
           resolveOffset: (offset) => payload.resolveOffset(String(offset)),
           heartbeat: payload.heartbeat,

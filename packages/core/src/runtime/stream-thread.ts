@@ -2,7 +2,6 @@
 // punctuates, and decides when to commit; the TaskManager owns the tasks themselves.
 
 import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
-import { topicPartitionKey } from '../processor/internals/records.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
 import type { TaskRuntime } from './task-runtime.ts';
@@ -12,6 +11,8 @@ export type { StreamThreadDeps } from './task-manager.ts';
 
 /** Records processed between flushes and heartbeats inside one fetched batch. */
 const BATCH_SLICE = 1_000;
+/** Kafka Streams' buffered.records.per.partition: fetched records a task holds per input partition. */
+const MAX_BUFFERED_PER_PARTITION = 1_000;
 /** A fetched batch yields the thread after this long, so commits and punctuation are not starved. */
 const MAX_BATCH_MS = 500;
 
@@ -137,7 +138,13 @@ export class StreamThread {
         'thread diagnostics',
       );
     }
-    for (const t of this.manager.runningTasks()) await t.task.punctuateWallClock(now);
+    for (const t of this.manager.runningTasks()) {
+      // A task that waited for another partition (maxTaskIdleMs) may be ready now.
+      if (t.partitionGroup.numBuffered > 0) {
+        if ((await this.processTask(t, now)) === 'failed' || !(await this.flushTask(t))) continue;
+      }
+      await t.task.punctuateWallClock(now);
+    }
     const due = now - this.lastCommit >= this.deps.config.commitIntervalMs;
     if (due || this.commitSoon || this.manager.runningTasks().some((t) => t.task.commitRequested)) {
       await this.commitAll(due ? 'interval' : 'requested');
@@ -158,52 +165,77 @@ export class StreamThread {
       if (taskId && !rt && this.manager.missing(taskId)) this.manager.createLater([taskId], 0);
       return;
     }
-    const key = topicPartitionKey(batch.topic, batch.partition);
-    const started = Date.now();
-    let processed = 0;
     // A seek is set only by this thread's own sections (which run one at a time), so a batch that
     // is not stale when it starts stays valid until we roll back, which ends the batch.
     if (batch.isStale()) return;
-    for (const m of batch.messages) {
-      if (rt.state !== 'running') break;
-      const offset = Number(m.offset);
-      // kafkajs restarts from the group's committed offset after a rejoin; records before the
-      // task's own position are already in its (possibly uncommitted) state.
-      if (offset < rt.position(key)) {
+    const group = rt.partitionGroup;
+    const queue = group.queue(batch.topic, batch.partition);
+    if (queue === undefined) return;
+    group.updateEndOffset(batch.topic, batch.partition, batch.highWatermark);
+    const started = Date.now();
+    const messages = batch.messages;
+    let i = 0;
+    // Buffer a slice, process what the task is ready for, repeat: a task with one input partition
+    // goes through the batch as before; one with several stops when this partition's queue is full
+    // while it waits for another, and the rest of the batch is fetched again later.
+    while (i < messages.length && rt.state === 'running') {
+      for (; i < messages.length && queue.size < MAX_BUFFERED_PER_PARTITION; i++) {
+        const m = messages[i]!;
+        const offset = Number(m.offset);
+        // kafkajs restarts from the group's committed offset after a rejoin; records before the
+        // task's fetch position are queued or already in its (possibly uncommitted) state.
+        if (offset >= queue.fetchPosition) group.add(queue, toInputRecord(batch.topic, batch.partition, m));
         batch.resolveOffset(offset);
-        continue;
       }
-      const record = toInputRecord(batch.topic, batch.partition, m);
-      try {
-        const r = rt.task.process(record);
-        if (r) await r;
-      } catch (error) {
-        await this.manager.onTaskError(rt, error, 'processing', record);
-        return;
-      }
-      rt.advance(key, offset);
-      batch.resolveOffset(offset);
-      this.deps.metrics.processedRecords++;
-      if (++processed % BATCH_SLICE === 0) {
-        // Bounded work per turn: output goes out in moderate requests, the group sees
-        // heartbeats, and commits and punctuators get their turn. The rest of the batch is
-        // fetched again from the resolved position.
-        if (!(await this.flushTask(rt))) return;
-        await batch.heartbeat();
-        if (Date.now() - started >= MAX_BATCH_MS) break;
-      }
+      const outcome = await this.processTask(rt, started, () => batch.heartbeat());
+      if (outcome === 'failed') return;
+      if (outcome === 'yield' || queue.size >= MAX_BUFFERED_PER_PARTITION) break;
     }
-    const last = batch.messages.at(-1);
+    const last = messages.at(-1);
     // Markers after the last record (the commit of the transaction that wrote it) belong to what
     // the task has consumed once it processed that record; else its committed offset stays short
     // of the log end.
-    if (last && rt.state === 'running') {
+    if (last && i === messages.length && rt.state === 'running') {
       const after = Number(last.offset) + 1;
       if (rt.skipControlRecords(batch.topic, batch.partition, after, batch.lastOffset))
         batch.resolveOffset(batch.lastOffset);
     }
     if (!(await this.flushTask(rt))) return;
     if (rt.task.commitRequested) this.commitSoon = true;
+  }
+
+  /**
+   * Processes the task's buffered records in timestamp order while it is ready; 'yield' when its
+   * turn is up, 'failed' when it was rolled back.
+   */
+  private async processTask(
+    rt: TaskRuntime,
+    started: number,
+    heartbeat?: () => Promise<void>,
+  ): Promise<'idle' | 'yield' | 'failed'> {
+    let processed = 0;
+    while (rt.state === 'running') {
+      const next = rt.nextRecord(Date.now());
+      if (next === undefined) return 'idle';
+      const { record } = next;
+      try {
+        const r = rt.task.process(record);
+        if (r) await r;
+      } catch (error) {
+        await this.manager.onTaskError(rt, error, 'processing', record);
+        return 'failed';
+      }
+      rt.recordProcessed(next.queue);
+      this.deps.metrics.processedRecords++;
+      if (++processed % BATCH_SLICE === 0) {
+        // Bounded work per turn: output goes out in moderate requests, the group sees
+        // heartbeats, and commits and punctuators get their turn.
+        if (!(await this.flushTask(rt))) return 'failed';
+        await heartbeat?.();
+        if (Date.now() - started >= MAX_BATCH_MS) return 'yield';
+      }
+    }
+    return 'failed';
   }
 
   private async flushTask(rt: TaskRuntime): Promise<boolean> {

@@ -7,7 +7,9 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
+import { PartitionGroup } from '../processor/internals/partition-group.ts';
 import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
+import type { RecordQueue } from '../processor/internals/record-queue.ts';
 import { type InputRecord, type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -34,8 +36,9 @@ export class TaskRuntime {
   state: 'created' | 'running' | 'closed' = 'created';
   checkpoint: CheckpointEntry[] = [];
   consecutiveFailures = 0;
+  /** Fetched, not yet processed input, taken in timestamp order across the task's partitions. */
+  readonly partitionGroup: PartitionGroup;
   private readonly committed = new Map<string, number>();
-  private readonly positions = new Map<string, number>();
   private readonly log: Logger;
 
   constructor(
@@ -78,6 +81,11 @@ export class TaskRuntime {
       },
     });
     this.inputPartitions = this.task.inputPartitions;
+    this.partitionGroup = new PartitionGroup(this.inputPartitions, {
+      maxTaskIdleMs: config.maxTaskIdleMs,
+      // Several fetches' worth: data known to be on the broker comes with the next one.
+      maxFetchWaitMs: Math.max(1_000, 10 * config.consumer.maxWaitTimeMs),
+    });
   }
 
   /**
@@ -95,6 +103,9 @@ export class TaskRuntime {
       // this task stopped without committing.
       this.setCommitted(await admin.startOffsets(topics));
     }
+    // Where each partition's log ends: the partition group waits for input known to exist.
+    for (const o of await admin.endOffsets(topics))
+      this.partitionGroup.updateEndOffset(o.topic, o.partition, o.offset);
     this.checkpoint = await this.task.initializeStores();
     this.deps.logger.debug(
       { taskId: this.id, startOffsets: Object.fromEntries(this.committed), checkpoint: this.checkpoint },
@@ -116,21 +127,32 @@ export class TaskRuntime {
    * commit, or the earliest offset before the first commit.
    */
   startPositions(): TopicPartitionOffset[] {
-    return this.inputPartitions.map((p) => {
+    const positions = this.inputPartitions.map((p) => {
       const key = topicPartitionKey(p.topic, p.partition);
       const offset = this.committed.get(key);
       if (offset === undefined) throw new Error(`task ${this.id} has no start offset for ${key}`);
-      this.positions.set(key, offset);
       return { ...p, offset };
     });
+    // Fetched records not processed yet are fetched again from there.
+    this.partitionGroup.clear(positions);
+    return positions;
   }
 
-  position(key: string): number {
-    return this.positions.get(key) ?? -1;
+  /** The next offset the fetch hands to the task for an input partition (-1: none yet). */
+  position(topic: string, partition: number): number {
+    return this.partitionGroup.queue(topic, partition)?.fetchPosition ?? -1;
   }
 
-  advance(key: string, offset: number): void {
-    this.positions.set(key, offset + 1);
+  /** The next record to process, in timestamp order; undefined while the task has none or waits. */
+  nextRecord(nowMs: number): { record: InputRecord; queue: RecordQueue } | undefined {
+    return this.partitionGroup.readyToProcess(nowMs) ? this.partitionGroup.nextRecord() : undefined;
+  }
+
+  /** After a record of the queue was processed: markers behind the queue's last record count as consumed. */
+  recordProcessed(queue: RecordQueue): void {
+    if (queue.skipAfterDrain === undefined || !queue.isEmpty) return;
+    this.task.skipTo(queue.topic, queue.skipAfterDrain);
+    queue.skipAfterDrain = undefined;
   }
 
   /**
@@ -138,11 +160,14 @@ export class TaskRuntime {
    * aborted records): when the task stands inside that range, it moves past it.
    */
   skipControlRecords(topic: string, partition: number, first: number, last: number): boolean {
-    const key = topicPartitionKey(topic, partition);
-    const at = this.position(key);
+    const queue = this.partitionGroup.queue(topic, partition);
+    if (queue === undefined) return false;
+    const at = queue.fetchPosition;
     if (at < first || at > last) return false;
-    this.positions.set(key, last + 1);
-    this.task.skipTo(topic, last + 1);
+    queue.fetchPosition = last + 1;
+    // The consumed offset must not pass records still waiting in the queue.
+    if (queue.isEmpty) this.task.skipTo(topic, last + 1);
+    else queue.skipAfterDrain = last + 1;
     return true;
   }
 

@@ -131,7 +131,7 @@ export class TaskWatchdog {
             return {
               topic,
               partition,
-              position: rt.position(key),
+              position: rt.position(topic, partition),
               committed: committedOf.get(key) ?? startOf.get(key) ?? 0,
               end: endOf.get(key) ?? 0,
             };

@@ -59,6 +59,15 @@ describe('StreamsConfig', () => {
     );
   });
 
+  it('takes maxTaskIdleMs as Kafka Streams: 0 by default, -1 to never wait, nothing else below 0', () => {
+    expect(resolveStreamsConfig(base).maxTaskIdleMs).toBe(0);
+    expect(resolveStreamsConfig({ ...base, maxTaskIdleMs: -1 }).maxTaskIdleMs).toBe(-1);
+    expect(resolveStreamsConfig({ ...base, maxTaskIdleMs: 250 }).maxTaskIdleMs).toBe(250);
+    expect(configError({ ...base, maxTaskIdleMs: -5 }).message).toContain(
+      '"maxTaskIdleMs" must be a number of ms >= 0, or -1 to never wait, got -5',
+    );
+  });
+
   it('rejects standby replicas, which are not implemented, instead of ignoring them', () => {
     expect(configError({ ...base, numStandbyReplicas: 1 }).message).toMatch(
       /numStandbyReplicas.*not supported/,

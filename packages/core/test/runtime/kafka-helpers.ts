@@ -19,7 +19,12 @@ export function tempStateDir(): string {
 
 export async function produce(
   topic: string,
-  records: Array<{ key?: string | Buffer | null; value: string | Buffer | null; partition?: number }>,
+  records: Array<{
+    key?: string | Buffer | null;
+    value: string | Buffer | null;
+    partition?: number;
+    timestamp?: number;
+  }>,
   kafka: Kafka = testKafka(),
 ): Promise<void> {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
@@ -28,9 +33,12 @@ export async function produce(
     await producer.send({
       topic,
       acks: -1,
-      messages: records
-        .slice(i, i + 5000)
-        .map((r) => ({ key: r.key ?? null, value: r.value, partition: r.partition })),
+      messages: records.slice(i, i + 5000).map((r) => ({
+        key: r.key ?? null,
+        value: r.value,
+        partition: r.partition,
+        ...(r.timestamp === undefined ? {} : { timestamp: String(r.timestamp) }),
+      })),
     });
   }
   await producer.disconnect();

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { PartitionGroup } from '../../src/processor/internals/partition-group.ts';
+import type { InputRecord } from '../../src/processor/internals/records.ts';
+
+const A = { topic: 'left', partition: 3 };
+const B = { topic: 'right', partition: 3 };
+
+function rec(tp: { topic: string; partition: number }, offset: number, timestamp: number): InputRecord {
+  return { ...tp, offset, key: null, value: Buffer.from(`${tp.topic}@${offset}`), timestamp };
+}
+
+function group(maxTaskIdleMs = 0, maxFetchWaitMs = 1_000) {
+  const g = new PartitionGroup([A, B], { maxTaskIdleMs, maxFetchWaitMs });
+  g.clear([
+    { ...A, offset: 0 },
+    { ...B, offset: 0 },
+  ]);
+  return g;
+}
+
+function fill(g: PartitionGroup, tp: typeof A, records: Array<[offset: number, timestamp: number]>) {
+  const q = g.queue(tp.topic, tp.partition)!;
+  for (const [offset, ts] of records) g.add(q, rec(tp, offset, ts));
+}
+
+function drain(g: PartitionGroup, now = 0): string[] {
+  const out: string[] = [];
+  while (g.readyToProcess(now)) out.push(g.nextRecord()!.record.value!.toString());
+  return out;
+}
+
+describe('PartitionGroup', () => {
+  it('takes the head with the lowest timestamp across partitions', () => {
+    const g = group();
+    fill(g, A, [
+      [0, 10],
+      [1, 30],
+      [2, 50],
+    ]);
+    fill(g, B, [
+      [0, 20],
+      [1, 40],
+    ]);
+    g.updateEndOffset(A.topic, A.partition, 3);
+    g.updateEndOffset(B.topic, B.partition, 2);
+    expect(drain(g)).toEqual(['left@0', 'right@0', 'left@1', 'right@1', 'left@2']);
+    expect(g.numBuffered).toBe(0);
+  });
+
+  it('within a partition keeps offset order, also for an out-of-order timestamp', () => {
+    const g = group();
+    fill(g, A, [
+      [0, 50],
+      [1, 5],
+    ]);
+    fill(g, B, [[0, 20]]);
+    g.updateEndOffset(A.topic, A.partition, 2);
+    g.updateEndOffset(B.topic, B.partition, 1);
+    expect(drain(g)).toEqual(['right@0', 'left@0', 'left@1']);
+  });
+
+  it('waits for a partition whose records are known to be on the broker, then goes on', () => {
+    const g = group(0, 1_000);
+    fill(g, A, [[0, 10]]);
+    g.updateEndOffset(A.topic, A.partition, 1);
+    g.updateEndOffset(B.topic, B.partition, 1); // B has a record not fetched yet
+    expect(g.readyToProcess(0)).toBe(false);
+    expect(g.readyToProcess(999)).toBe(false);
+    fill(g, B, [[0, 5]]);
+    expect(g.enforcedProcessingTotal).toBe(0);
+    expect(drain(g, 1_000)).toEqual(['right@0', 'left@0']);
+  });
+
+  it('waits for an unknown lag too, but not beyond maxFetchWaitMs', () => {
+    const g = new PartitionGroup([A, B], { maxTaskIdleMs: 0, maxFetchWaitMs: 200 });
+    fill(g, A, [[0, 10]]);
+    expect(g.readyToProcess(1_000)).toBe(false);
+    expect(g.readyToProcess(1_199)).toBe(false);
+    expect(g.readyToProcess(1_200)).toBe(true);
+    expect(g.enforcedProcessingTotal).toBe(1);
+  });
+
+  it('maxTaskIdleMs 0: a caught-up empty partition does not hold the others', () => {
+    const g = group(0);
+    fill(g, A, [[0, 10]]);
+    g.updateEndOffset(A.topic, A.partition, 1);
+    g.updateEndOffset(B.topic, B.partition, 0);
+    expect(drain(g)).toEqual(['left@0']);
+  });
+
+  it('maxTaskIdleMs > 0: waits that long for a caught-up empty partition, then processes', () => {
+    const g = group(500);
+    fill(g, A, [
+      [0, 10],
+      [1, 30],
+    ]);
+    g.updateEndOffset(A.topic, A.partition, 2);
+    g.updateEndOffset(B.topic, B.partition, 0);
+    expect(g.readyToProcess(100)).toBe(false);
+    // Data arriving within the idle time is taken in timestamp order.
+    fill(g, B, [[0, 20]]);
+    g.updateEndOffset(B.topic, B.partition, 1);
+    expect(drain(g, 200)).toEqual(['left@0', 'right@0']);
+    // B is empty again: the idle time starts anew.
+    expect(g.readyToProcess(699)).toBe(false);
+    expect(g.enforcedProcessingTotal).toBe(0);
+    expect(drain(g, 700)).toEqual(['left@1']);
+    expect(g.enforcedProcessingTotal).toBe(1);
+  });
+
+  it('maxTaskIdleMs -1 never waits', () => {
+    const g = group(-1);
+    fill(g, A, [[0, 10]]);
+    g.updateEndOffset(B.topic, B.partition, 9);
+    expect(drain(g)).toEqual(['left@0']);
+  });
+
+  it('a rollback empties the queues and sets the fetch positions back', () => {
+    const g = group();
+    fill(g, A, [
+      [0, 10],
+      [1, 11],
+    ]);
+    fill(g, B, [[0, 12]]);
+    g.clear([
+      { ...A, offset: 1 },
+      { ...B, offset: 0 },
+    ]);
+    expect(g.numBuffered).toBe(0);
+    expect(g.queue(A.topic, A.partition)!.fetchPosition).toBe(1);
+    expect(g.readyToProcess(0)).toBe(false);
+  });
+
+  it('a queue keeps its order across compactions of its array', () => {
+    const g = new PartitionGroup([A], { maxTaskIdleMs: 0, maxFetchWaitMs: 1_000 });
+    const q = g.queue(A.topic, A.partition)!;
+    const seen: number[] = [];
+    let next = 0;
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 1_500; i++) g.add(q, rec(A, next++, next));
+      for (let i = 0; i < 1_200; i++) seen.push(g.nextRecord()!.record.offset);
+    }
+    while (g.numBuffered > 0) seen.push(g.nextRecord()!.record.offset);
+    expect(seen).toEqual([...Array(next).keys()]);
+  });
+});
