@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -30,6 +31,9 @@ import org.apache.kafka.streams.kstream.KGroupedTable;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.TimeWindowedKStream;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.test.TestRecord;
 
 public final class Differential {
@@ -54,6 +58,29 @@ public final class Differential {
             .toStream()
             .to("out", Produced.with(S, L));
         break;
+      case "tumbling-count":
+        windowedCount(builder, TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10)));
+        break;
+      case "tumbling-grace-count":
+        windowedCount(builder, TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)));
+        break;
+      case "hopping-count":
+        windowedCount(
+            builder,
+            TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)).advanceBy(Duration.ofMillis(5)));
+        break;
+      case "windowed-reduce-aggregate": {
+        TimeWindowedKStream<String, String> windowed = builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMillis(10)));
+        windowed.reduce((a, b) -> a + "+" + b).toStream().selectKey(Differential::windowName).to("reduced");
+        windowed
+            .aggregate(() -> 0L, (k, v, total) -> total + (v == null ? 100 : v.length()), Materialized.with(S, L))
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("lengths", Produced.with(S, L));
+        break;
+      }
       case "named-count-changelog":
         builder.<String, String>stream("in")
             .groupByKey()
@@ -129,6 +156,20 @@ public final class Differential {
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
+  }
+
+  private static String windowName(Windowed<String> key, Object value) {
+    return key.key() + "@" + key.window().start() + "/" + key.window().end();
+  }
+
+  private static void windowedCount(StreamsBuilder builder, TimeWindows windows) {
+    builder.<String, String>stream("in")
+        .groupByKey()
+        .windowedBy(windows)
+        .count()
+        .toStream()
+        .selectKey(Differential::windowName)
+        .to("out", Produced.with(S, L));
   }
 
   private static Properties config() {

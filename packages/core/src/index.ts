@@ -40,5 +40,16 @@ export type {
 export * from './runtime/index.ts';
 export type { Schema, Serde, SerdeType } from './serdes/serde.ts';
 export { Serdes } from './serdes/serdes.ts';
-export type { KeyValueStore, StateStore, StoreBuilder } from './state/index.ts';
+export { WindowedSerdes } from './serdes/windowed-serdes.ts';
+export type {
+  KeyValueStore,
+  ReadOnlyWindowStore,
+  StateStore,
+  StoreBuilder,
+  Window,
+  Windowed,
+  WindowStore,
+  WindowStoreEntry,
+  WindowStoreOptions,
+} from './state/index.ts';
 export { Stores } from './state/index.ts';

@@ -13,6 +13,8 @@ export interface InternalTopicSpec {
   topic: string;
   numPartitions: number;
   compacted: boolean;
+  /** With `compacted`: also delete records older than this (a window store's changelog). */
+  retentionMs?: number;
 }
 
 export class StreamsAdmin {
@@ -57,7 +59,7 @@ export class StreamsAdmin {
           topic: s.topic,
           numPartitions: s.numPartitions,
           replicationFactor,
-          configEntries: [{ name: 'cleanup.policy', value: s.compacted ? 'compact' : 'delete' }],
+          configEntries: topicConfig(s),
         })),
       });
       await this.waitForTopics(missing.map((s) => s.topic));
@@ -135,4 +137,13 @@ export class StreamsAdmin {
       };
     });
   }
+}
+
+function topicConfig(spec: InternalTopicSpec): Array<{ name: string; value: string }> {
+  if (!spec.compacted) return [{ name: 'cleanup.policy', value: 'delete' }];
+  if (spec.retentionMs === undefined) return [{ name: 'cleanup.policy', value: 'compact' }];
+  return [
+    { name: 'cleanup.policy', value: 'compact,delete' },
+    { name: 'retention.ms', value: String(spec.retentionMs) },
+  ];
 }

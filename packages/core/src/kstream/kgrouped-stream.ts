@@ -6,6 +6,8 @@ import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
+import { TimeWindowedKStream } from './time-windowed-kstream.ts';
+import type { TimeWindows } from './time-windows.ts';
 
 /**
  * A grouped stream, ready to aggregate per key. If the key changed upstream, the aggregation
@@ -66,6 +68,27 @@ export class KGroupedStream<K, V> {
     );
   }
 
+  /** Cuts the grouped stream into time windows (tumbling or hopping) for windowed aggregations. */
+  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
+    return new TimeWindowedKStream(this.builder, windows, this.keySerde, this.valueSerde, (storeName) =>
+      this.parentFor(storeName),
+    );
+  }
+
+  private parentFor(storeName: string): string {
+    return this.repartitionRequired
+      ? this.builder.addRepartition(
+          this.nodeName,
+          this.groupedName ?? storeName,
+          {
+            keySerde: this.keySerde as AnySerde | undefined,
+            valueSerde: this.valueSerde as AnySerde | undefined,
+          },
+          true,
+        )
+      : this.nodeName;
+  }
+
   private build<VA>(
     prefix: string,
     materialized: Materialized<K, VA>,
@@ -78,18 +101,7 @@ export class KGroupedStream<K, V> {
       keySerde: this.keySerde,
       defaultValueSerde,
       supplier,
-      parent: (storeName) =>
-        this.repartitionRequired
-          ? this.builder.addRepartition(
-              this.nodeName,
-              this.groupedName ?? storeName,
-              {
-                keySerde: this.keySerde as AnySerde | undefined,
-                valueSerde: this.valueSerde as AnySerde | undefined,
-              },
-              true,
-            )
-          : this.nodeName,
+      parent: (storeName) => this.parentFor(storeName),
     });
   }
 }

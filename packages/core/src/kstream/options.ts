@@ -42,4 +42,6 @@ export interface Materialized<K, V> extends Named {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
   loggingEnabled?: boolean;
+  /** Windowed stores: how long windows are kept (Kafka Streams' withRetention); default size + grace. */
+  retentionMs?: number;
 }

@@ -21,6 +21,8 @@ import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { StreamThread } from './stream-thread.ts';
 
 /** Kafka Streams' application states. */
+
+const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 export type KafkaStreamsState =
   | 'CREATED'
   | 'REBALANCING'
@@ -245,7 +247,13 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       }
       for (const store of s.stores) {
         if (store.changelogTopic)
-          specs.push({ topic: store.changelogTopic, numPartitions: width, compacted: true });
+          specs.push({
+            topic: store.changelogTopic,
+            numPartitions: width,
+            compacted: true,
+            // Kafka Streams' windowstore.changelog.additional.retention.ms: a day past the store's.
+            ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs + ONE_DAY_MS }),
+          });
       }
     }
     const mismatched = await this.admin.ensureTopics(specs, this.config.replicationFactor);

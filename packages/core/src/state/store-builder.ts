@@ -3,8 +3,8 @@ import type { Serde } from '../serdes/serde.ts';
 import type { StateStore } from './state-store.ts';
 import { TimestampSkippingSerde } from './value-and-timestamp.ts';
 
-/** The store kinds a task can hold; window and session stores join this list. */
-export type StoreType = 'key-value';
+/** The store kinds a task can hold; session stores join this list. */
+export type StoreType = 'key-value' | 'window';
 
 /**
  * How to create a store in each task: its name, serdes and whether its changes go to a changelog
@@ -24,6 +24,9 @@ export interface StoreBuilder<K = unknown, V = unknown> {
    * `valueSerde` reads the plain values (and is undefined when the config's default is meant).
    */
   readonly timestamped?: boolean;
+  /** Window stores: how long windows are kept after their end (by stream time), and their size. */
+  readonly retentionMs?: number;
+  readonly windowSizeMs?: number;
   withLoggingEnabled(): StoreBuilder<K, V>;
   withLoggingDisabled(): StoreBuilder<K, V>;
   /** The store processors see, over the task's buffer, with the serdes resolved against the defaults. */

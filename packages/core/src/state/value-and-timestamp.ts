@@ -1,5 +1,6 @@
 import type { StoreSerde, TypedKeyValueStore } from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
+import type { TypedWindowStore } from './window-store.ts';
 
 /** A stored value and the timestamp of the record it stands for (Kafka Streams' ValueAndTimestamp). */
 export interface ValueAndTimestamp<V> {
@@ -77,5 +78,12 @@ function innerSerde<V>(serde: StoreSerde<V>): StoreSerde<V> {
 export function timestampedView<K, V>(
   store: TypedKeyValueStore<K, V>,
 ): TypedKeyValueStore<K, ValueAndTimestamp<V>> {
+  return store.withValueSerde((serde) => valueAndTimestampSerde(innerSerde(serde)));
+}
+
+/** A timestamped window store (a windowed aggregation's) seen with its timestamps. */
+export function timestampedWindowView<K, V>(
+  store: TypedWindowStore<K, V>,
+): TypedWindowStore<K, ValueAndTimestamp<V>> {
   return store.withValueSerde((serde) => valueAndTimestampSerde(innerSerde(serde)));
 }

@@ -4,14 +4,27 @@
 // records, null keys and values, tombstones for absent keys). The windows and joins issues add
 // their topologies and scenarios here and in Differential.java.
 import type { Scenario, ScenarioInput } from '../../../../scripts/differential/kafka-streams.ts';
-import { StreamsBuilder } from '../../src/kstream/index.ts';
+import { StreamsBuilder, TimeWindows } from '../../src/kstream/index.ts';
 import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
+import type { Windowed } from '../../src/windowed.ts';
 
 const S = Serdes.String();
 const L = Serdes.Long();
 
 type Build = (builder: StreamsBuilder) => void;
+
+const windowName = (key: Windowed<string>) => `${key.key}@${key.window.start}/${key.window.end}`;
+
+function windowedCount(b: StreamsBuilder, windows: TimeWindows): void {
+  b.stream<string, string>('in')
+    .groupByKey()
+    .windowedBy(windows)
+    .count()
+    .toStream()
+    .selectKey(windowName)
+    .to('out', { valueSerde: L });
+}
 
 const topologies: Record<string, Build> = {
   stateless: (b) =>
@@ -29,6 +42,29 @@ const topologies: Record<string, Build> = {
       .count()
       .toStream()
       .to('out', { valueSerde: L }),
+  'tumbling-count': (b) => windowedCount(b, TimeWindows.ofSizeWithNoGrace(10)),
+  'tumbling-grace-count': (b) => windowedCount(b, TimeWindows.ofSizeAndGrace(10, 5)),
+  'hopping-count': (b) => windowedCount(b, TimeWindows.ofSizeAndGrace(10, 2).advanceBy(5)),
+  'windowed-reduce-aggregate': (b) => {
+    const windowed = b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(10));
+    windowed
+      .reduce((a, v) => `${a}+${v}`)
+      .toStream()
+      .selectKey(windowName)
+      .to('reduced');
+    windowed
+      .aggregate(
+        () => 0,
+        (_k, v, total) => total + (v === null ? 100 : v.length),
+        { valueSerde: L },
+      )
+      .toStream()
+      .selectKey(windowName)
+      .to('lengths', { valueSerde: L });
+  },
   'named-count-changelog': (b) =>
     b
       .stream<string, string>('in')
@@ -143,6 +179,22 @@ const tableInput = into([
   ['a', '2', 5],
 ]);
 
+/** Out-of-order, late, null-key and null-value records for the window scenarios. */
+const windowInput = into([
+  ['a', 'x', 1],
+  ['b', 'yy', 4],
+  ['a', 'zzz', 8],
+  ['a', 'w', 12],
+  ['a', 'late', 6],
+  ['b', 'v', 9],
+  [null, 'n', 13],
+  ['a', null, 14],
+  ['b', 'u', 16],
+  ['a', 'old', 3],
+  ['a', 't', 25],
+  ['b', 's', 11],
+]);
+
 export const scenarios: Scenario[] = [
   {
     name: 'filter, mapValues, flatMapValues and map keep each input timestamp',
@@ -167,6 +219,30 @@ export const scenarios: Scenario[] = [
       ['k5', 'apple', 200],
     ]),
     outputs: [longOut('out')],
+  },
+  {
+    name: 'tumbling windows without grace: a record for a closed window is dropped',
+    topology: 'tumbling-count',
+    inputs: windowInput,
+    outputs: [longOut('out')],
+  },
+  {
+    name: 'tumbling windows with grace: out-of-order records within the grace count',
+    topology: 'tumbling-grace-count',
+    inputs: windowInput,
+    outputs: [longOut('out')],
+  },
+  {
+    name: 'hopping windows: a record in every window that contains it, grace, late records',
+    topology: 'hopping-count',
+    inputs: windowInput,
+    outputs: [longOut('out')],
+  },
+  {
+    name: 'windowed reduce and aggregate: timestamps, null keys skipped, null values aggregated',
+    topology: 'windowed-reduce-aggregate',
+    inputs: windowInput,
+    outputs: [{ topic: 'reduced', value: 'string' }, longOut('lengths')],
   },
   {
     // Java tools read our changelogs: plain values, the aggregate's timestamp as the record's.

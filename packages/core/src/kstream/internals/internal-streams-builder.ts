@@ -7,6 +7,7 @@ import {
 } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import { Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
+import { timestampedWindowStoreBuilder, type WindowStoreOptions } from '../../state/window-store-builder.ts';
 import { DropNullKeyProcessor } from './kstream-processors.ts';
 
 /**
@@ -50,6 +51,20 @@ export class InternalStreamsBuilder {
     const builder = timestamped
       ? timestampedKeyValueStoreBuilder(storeName, keySerde, valueSerde)
       : Stores.keyValueStoreBuilder(storeName, keySerde, valueSerde);
+    this.topology.addStateStore(loggingEnabled === false ? builder.withLoggingDisabled() : builder, [
+      processorName,
+    ]);
+  }
+
+  addWindowStore(
+    storeName: string,
+    options: WindowStoreOptions,
+    keySerde: Serde<unknown> | undefined,
+    valueSerde: Serde<unknown> | undefined,
+    loggingEnabled: boolean | undefined,
+    processorName: string,
+  ): void {
+    const builder = timestampedWindowStoreBuilder(storeName, options, keySerde, valueSerde);
     this.topology.addStateStore(loggingEnabled === false ? builder.withLoggingDisabled() : builder, [
       processorName,
     ]);

@@ -66,7 +66,8 @@ export interface SubtopologyInfo {
   /** Static sink topics (dynamic topic extractors are not listed); includes repartition sinks. */
   sinkTopics: string[];
   repartitionSinkTopics: string[];
-  stores: Array<{ name: string; changelogTopic: string | null }>;
+  /** `retentionMs`: a window store's, which its changelog keeps (plus a day) besides compacting. */
+  stores: Array<{ name: string; changelogTopic: string | null; retentionMs?: number }>;
 }
 
 export function repartitionTopicName(applicationId: string, name: string): string {
@@ -250,6 +251,7 @@ export class InternalTopologyBuilder {
         stores: group.stores.map((store) => ({
           name: store.name,
           changelogTopic: store.loggingEnabled ? changelogTopicName(applicationId, store.name) : null,
+          ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs }),
         })),
       };
     });

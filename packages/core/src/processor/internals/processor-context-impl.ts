@@ -30,6 +30,8 @@ export interface TaskServices {
   requestCommit(): void;
   streamTime(): number;
   wallClockTime(): number;
+  /** A DSL operator skipped a record (late, null key): counted as dropped, logged once per reason. */
+  recordDropped(node: RuntimeNodeRef, reason: string): void;
 }
 
 export interface RuntimeNodeRef {
@@ -80,5 +82,10 @@ export class ProcessorContextImpl implements ProcessorContext<unknown, unknown> 
 
   currentSystemTimeMs(): number {
     return this.task.wallClockTime();
+  }
+
+  /** Internal: for the DSL's operators (Kafka Streams' dropped-records sensor). */
+  recordDropped(reason: string): void {
+    this.task.recordDropped(this.node, reason);
   }
 }

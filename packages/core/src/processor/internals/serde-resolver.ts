@@ -1,5 +1,6 @@
 import { ConfigError } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
+import { withDefaultInner } from '../../serdes/windowed-serdes.ts';
 import type { AnySerde, SerdeWrapper } from './internal-topology-builder.ts';
 
 export interface DefaultSerdes {
@@ -16,7 +17,12 @@ export function resolveSerde(
   where: string,
   wrapper?: SerdeWrapper,
 ): AnySerde {
-  const resolved = serde ?? (part === 'key' ? defaults.defaultKeySerde : defaults.defaultValueSerde);
+  const resolved =
+    serde === undefined
+      ? part === 'key'
+        ? defaults.defaultKeySerde
+        : defaults.defaultValueSerde
+      : (withDefaultInner(serde, defaults.defaultKeySerde) as AnySerde);
   if (resolved === undefined) {
     const option = part === 'key' ? 'keySerde' : 'valueSerde';
     throw new ConfigError(

@@ -66,6 +66,8 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   private readonly options: StreamTaskOptions;
   private readonly logger: Logger;
+  private operatorDrops = 0;
+  private readonly dropReasons = new Set<string>();
   private readonly now: () => number;
   private readonly sources: Map<string, SourceRuntimeNode>;
   private readonly processors: ProcessorRuntimeNode[];
@@ -371,9 +373,18 @@ export class StreamTask implements TaskServices, SinkTarget {
     return this.wantsCommit;
   }
 
-  /** Records dropped by the deserialization handler since the task was created. */
+  /** Records dropped since the task was created: by the deserialization handler, or by an operator. */
   get droppedRecordsTotal(): number {
-    return this.deserializer.droppedRecordsTotal;
+    return this.deserializer.droppedRecordsTotal + this.operatorDrops;
+  }
+
+  recordDropped(node: RuntimeNodeRef, reason: string): void {
+    this.operatorDrops++;
+    const what = `${node.name}: ${reason}`;
+    if (this.dropReasons.has(what)) return;
+    this.dropReasons.add(what);
+    const r = this.currentRecord;
+    this.logger.debug({ node: node.name, topic: r?.topic, offset: r?.offset }, `record dropped (${reason})`);
   }
 
   get processedRecordsTotal(): number {

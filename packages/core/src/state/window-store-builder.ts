@@ -1,0 +1,98 @@
+import type { StoreSerde, TransactionalBuffer } from '@kstreams/state-store';
+import { ConfigError } from '../errors.ts';
+import type { Serde } from '../serdes/serde.ts';
+import type { StateStore } from './state-store.ts';
+import type { StoreBuilder } from './store-builder.ts';
+import { TimestampSkippingSerde } from './value-and-timestamp.ts';
+import { TypedWindowStore } from './window-store.ts';
+
+export interface WindowStoreOptions {
+  /** How long a window is kept, by stream time after its start; at least the window size. */
+  retentionMs: number;
+  windowSizeMs: number;
+}
+
+/**
+ * A window store in each task. The DSL's windowed aggregations use the timestamped kind: each value
+ * is stored with its timestamp in front, and the changelog holds the plain value with that
+ * timestamp as the record's (Kafka Streams' TimestampedWindowStore).
+ */
+class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
+  readonly type = 'window' as const;
+  readonly valueSerde: Serde<V> | undefined;
+  readonly retentionMs: number;
+  readonly windowSizeMs: number;
+
+  constructor(
+    readonly name: string,
+    options: WindowStoreOptions,
+    readonly keySerde: Serde<K> | undefined,
+    private readonly plainValueSerde: Serde<V> | undefined,
+    readonly loggingEnabled: boolean,
+    readonly timestamped: boolean,
+  ) {
+    const { retentionMs, windowSizeMs } = options;
+    if (!Number.isSafeInteger(windowSizeMs) || windowSizeMs <= 0)
+      throw new ConfigError(
+        `Window store '${name}': the window size must be a positive number of ms, got ${windowSizeMs}`,
+      );
+    if (!Number.isSafeInteger(retentionMs) || retentionMs < windowSizeMs)
+      throw new ConfigError(
+        `Window store '${name}': retention (${retentionMs} ms) must be at least the window size (${windowSizeMs} ms)`,
+      );
+    this.retentionMs = retentionMs;
+    this.windowSizeMs = windowSizeMs;
+    this.valueSerde =
+      timestamped && plainValueSerde !== undefined
+        ? new TimestampSkippingSerde(plainValueSerde)
+        : plainValueSerde;
+  }
+
+  private with(logging: boolean): StoreBuilder<K, V> {
+    const options = { retentionMs: this.retentionMs, windowSizeMs: this.windowSizeMs };
+    return new WindowStoreBuilder(
+      this.name,
+      options,
+      this.keySerde,
+      this.plainValueSerde,
+      logging,
+      this.timestamped,
+    );
+  }
+
+  withLoggingEnabled(): StoreBuilder<K, V> {
+    return this.with(true);
+  }
+
+  withLoggingDisabled(): StoreBuilder<K, V> {
+    return this.with(false);
+  }
+
+  build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
+    const values =
+      this.timestamped && !(valueSerde instanceof TimestampSkippingSerde)
+        ? (new TimestampSkippingSerde(valueSerde as Serde<V>) as StoreSerde<V>)
+        : valueSerde;
+    return new TypedWindowStore(this.name, buffer, keySerde, values, this.windowSizeMs);
+  }
+}
+
+/** A window store for the Processor API (Kafka Streams' Stores.windowStoreBuilder). */
+export function windowStoreBuilder<K, V>(
+  name: string,
+  options: WindowStoreOptions,
+  keySerde?: Serde<K>,
+  valueSerde?: Serde<V>,
+): StoreBuilder<K, V> {
+  return new WindowStoreBuilder(name, options, keySerde, valueSerde, true, false);
+}
+
+/** The DSL's windowed aggregation stores: values keep their timestamps. */
+export function timestampedWindowStoreBuilder<K, V>(
+  name: string,
+  options: WindowStoreOptions,
+  keySerde?: Serde<K>,
+  valueSerde?: Serde<V>,
+): StoreBuilder<K, V> {
+  return new WindowStoreBuilder(name, options, keySerde, valueSerde, true, true);
+}
