@@ -1,3 +1,4 @@
+export type { RestoreProgress } from '../metrics/streams-metrics-recorder.ts';
 export { partitionForKey } from '../processor/internals/partitioner.ts';
 export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-queries.ts';
 export {
@@ -6,4 +7,5 @@ export {
   type StreamsUncaughtExceptionHandler,
   type StreamThreadExceptionResponse,
 } from './kafka-streams.ts';
+export type { TaskMetadata, TaskPartitionMetadata, ThreadMetadata } from './local-metadata.ts';
 export type { StreamsMetrics } from './metrics.ts';

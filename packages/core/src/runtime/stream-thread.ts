@@ -60,6 +60,11 @@ export class StreamThread {
     return this.manager.runningTasks();
   }
 
+  /** The tasks the group's last assignment gave this thread, running or not (for the metadata). */
+  assignedTaskIds(): string[] {
+    return [...this.manager.assigned].sort();
+  }
+
   async start(): Promise<void> {
     await this.manager.connect();
     await this.consumer.start(this.manager.sourceTopics(), {
@@ -84,6 +89,8 @@ export class StreamThread {
           }, 'control records')
           .catch((e) => this.fatal(e));
       },
+      onFetched: (topic, partition, highWatermark) =>
+        this.deps.recorder.fetched(topic, partition, highWatermark),
       onCrash: (error, willRestart) => {
         this.log.warn({ err: error, willRestart }, 'consumer crashed');
         if (!willRestart) this.fatal(error);
@@ -202,6 +209,7 @@ export class StreamThread {
       if (rt.skipControlRecords(batch.topic, batch.partition, after, batch.lastOffset))
         batch.resolveOffset(batch.lastOffset);
     }
+    this.deps.recorder.processed(rt.id, processed, Date.now() - started);
     if (!(await this.flushTask(rt))) return;
     if (rt.task.commitRequested) this.commitSoon = true;
   }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
 import { type InputRecord, type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
@@ -18,6 +19,7 @@ export interface TaskRuntimeDeps {
   topology: Topology;
   admin: StreamsAdmin;
   metrics: StreamsMetrics;
+  recorder: StreamsMetricsRecorder;
   logger: Logger;
   producerFor(taskId: string): TaskProducer;
 }
@@ -59,6 +61,7 @@ export class TaskRuntime {
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
+      onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
       deserializationExceptionHandler: (error, record) => {
         const handler = config.deserializationExceptionHandler;
         if (handler === 'logAndFail') {
@@ -70,6 +73,7 @@ export class TaskRuntime {
         }
         // StreamTask logs the skip with topic, partition and offset; the app counts it.
         metrics.skippedRecords++;
+        deps.recorder.dropped(id);
         if (typeof handler === 'object') {
           this.collector.send(deadLetter(handler.deadLetterTopic, record, error));
           metrics.deadLetterRecords++;
@@ -123,6 +127,11 @@ export class TaskRuntime {
       this.positions.set(key, offset);
       return { ...p, offset };
     });
+  }
+
+  /** The offset of the task's last commit (or its start offset) for `key`. */
+  committedOffset(key: string): number | undefined {
+    return this.committed.get(key);
   }
 
   position(key: string): number {

@@ -36,6 +36,8 @@ export interface StreamTaskOptions {
   topology: Topology;
   collector: RecordCollector;
   storeFactory: (storeName: string, taskId: string) => KeyValueBytesStore;
+  /** Told how many punctuators fired at once (the punctuate-rate metric). */
+  onPunctuate?: (punctuators: number) => void;
   /** Undefined: no checkpoint written or read. */
   checkpointFile?: string;
   maxUncommittedBytes?: number;
@@ -340,6 +342,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     const due = queue.due(now);
     if (due.length === 0) return;
     this.needsCommit = true;
+    this.options.onPunctuate?.(due.length);
     for (const schedule of due) {
       schedule.advance(now);
       let result: void | Promise<void>;
