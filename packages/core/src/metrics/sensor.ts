@@ -8,6 +8,8 @@ const SAMPLES = 2;
 interface Sample {
   start: number;
   count: number;
+  /** Events whose value was measured (all but the untimed ones). */
+  timed: number;
   sum: number;
   max: number;
 }
@@ -24,18 +26,25 @@ export class Sensor {
 
   /** `count` events that took `value` in all (ms for a latency; 0 when only the rate matters). */
   record(count = 1, value = 0): void {
+    const current = this.count(count);
+    current.timed += count;
+    current.sum += value;
+    const each = count > 0 ? value / count : value;
+    if (each > current.max) current.max = each;
+  }
+
+  /** `count` events counted for the rate only (a sampled sensor's untimed calls). */
+  count(count = 1): Sample {
     this.total += count;
     const now = this.now();
     let current = this.samples.at(-1);
     if (current === undefined || now - current.start >= SAMPLE_WINDOW_MS) {
-      current = { start: now, count: 0, sum: 0, max: 0 };
+      current = { start: now, count: 0, timed: 0, sum: 0, max: 0 };
       this.samples.push(current);
       if (this.samples.length > SAMPLES) this.samples.shift();
     }
     current.count += count;
-    current.sum += value;
-    const each = count > 0 ? value / count : value;
-    if (each > current.max) current.max = each;
+    return current;
   }
 
   private live(now: number): Sample[] {
@@ -56,7 +65,7 @@ export class Sensor {
   /** Average value of one event over the live samples (NaN when none, as Kafka reports). */
   avg(): number {
     const live = this.live(this.now());
-    const count = live.reduce((n, s) => n + s.count, 0);
+    const count = live.reduce((n, s) => n + s.timed, 0);
     return count === 0 ? Number.NaN : live.reduce((n, s) => n + s.sum, 0) / count;
   }
 

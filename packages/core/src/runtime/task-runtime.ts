@@ -1,11 +1,12 @@
 // One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
 // its output buffer, and its input positions (where it is, and where its last commit was).
 import { join } from 'node:path';
-import { type CheckpointEntry, LevelKeyValueStore } from '@kstreams/state-store';
+import { type CheckpointEntry, LevelKeyValueStore, TransactionalBuffer } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
@@ -61,6 +62,12 @@ export class TaskRuntime {
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
+      newBuffer: (storeName, bytes, bufferOptions) => {
+        const ops = deps.recorder.storeOperations(id, storeName);
+        return ops
+          ? new MeteredTransactionalBuffer(bytes, bufferOptions, ops)
+          : new TransactionalBuffer(bytes, bufferOptions);
+      },
       onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
       deserializationExceptionHandler: (error, record) => {
         const handler = config.deserializationExceptionHandler;

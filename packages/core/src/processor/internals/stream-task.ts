@@ -22,6 +22,7 @@ import {
   type ChangelogChange,
   type ChangelogPartition,
   ProcessorStateManager,
+  type ProcessorStateManagerOptions,
 } from './processor-state-manager.ts';
 import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
 import { type RecordCollector, sendSerialized } from './record-collector.ts';
@@ -36,6 +37,7 @@ export interface StreamTaskOptions {
   topology: Topology;
   collector: RecordCollector;
   storeFactory: (storeName: string, taskId: string) => KeyValueBytesStore;
+  newBuffer?: ProcessorStateManagerOptions['newBuffer'];
   /** Told how many punctuators fired at once (the punctuate-rate metric). */
   onPunctuate?: (punctuators: number) => void;
   /** Undefined: no checkpoint written or read. */
@@ -114,6 +116,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       applicationId: this.applicationId,
       partition: this.id.partition,
       storeFactory: options.storeFactory,
+      newBuffer: options.newBuffer,
       checkpointFile: options.checkpointFile,
       maxUncommittedBytes: options.maxUncommittedBytes,
       defaultKeySerde: options.defaultKeySerde,
