@@ -6,3 +6,4 @@ export {
   startHttpServer,
 } from './plugin.ts';
 export { type InstanceStatus, instanceStatus } from './status.ts';
+export { allInstances, type InstanceEntry } from './status-page.ts';

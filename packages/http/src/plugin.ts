@@ -4,6 +4,7 @@ import type { KafkaStreams } from '@kstreams/core';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { liveness, readiness } from './health.ts';
 import { instanceStatus } from './status.ts';
+import { registerStatusPage } from './status-page.ts';
 
 export interface KStreamsPluginOptions {
   /** The app, or a getter for one that is created later (a retried start builds a new app). */
@@ -41,6 +42,7 @@ export const kstreamsPlugin: FastifyPluginAsync<KStreamsPluginOptions> = async (
     if (!app) return reply.code(503).send({ error: 'starting', message: 'the app is not created yet' });
     return instanceStatus(app);
   });
+  registerStatusPage(fastify, current);
 };
 
 export interface StreamsHttpServer {

@@ -4,6 +4,7 @@ export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-quer
 export {
   KafkaStreams,
   type KafkaStreamsState,
+  type StreamsMetadata,
   type StreamsUncaughtExceptionHandler,
   type StreamThreadExceptionResponse,
 } from './kafka-streams.ts';

@@ -25,6 +25,11 @@ import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { StreamThread } from './stream-thread.ts';
 
+export interface StreamsMetadata {
+  host: string | undefined;
+  topicPartitions: Array<{ topic: string; partition: number }>;
+}
+
 /** Kafka Streams' application states. */
 export type KafkaStreamsState =
   | 'CREATED'
@@ -115,6 +120,20 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    */
   get metricsRegistry(): Registry {
     return this.registry;
+  }
+
+  /**
+   * Kafka Streams' metadataForAllStreamsClients: every live member of the app's group with its
+   * `applicationServer` (undefined if it has none) and the input partitions assigned to it.
+   */
+  async metadataForAllStreamsClients(): Promise<StreamsMetadata[]> {
+    const members = await this.admin.groupMembers(this.config.applicationId);
+    return members.map((m) => ({
+      host: m.applicationServer,
+      topicPartitions: Object.entries(m.assignment).flatMap(([topic, ps]) =>
+        ps.map((partition) => ({ topic, partition })),
+      ),
+    }));
   }
 
   /** Kafka Streams' metadataForLocalThreads: this instance's thread and its tasks. */

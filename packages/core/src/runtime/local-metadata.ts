@@ -34,6 +34,10 @@ export interface TaskMetadata {
 export interface ThreadMetadata {
   threadName: string;
   threadState: string;
+  processRate: number;
+  commitRate: number;
+  /** ms since the epoch of the thread's last commit; null before the first. */
+  lastCommitMs: number | null;
   activeTasks: TaskMetadata[];
   /** Standby tasks are not implemented: always empty. */
   standbyTasks: TaskMetadata[];
@@ -76,5 +80,13 @@ export function localThreadMetadata(src: {
       restores,
     };
   });
-  return { threadName: src.threadName, threadState: src.state, activeTasks, standbyTasks: [] };
+  return {
+    threadName: src.threadName,
+    threadState: src.state,
+    processRate: recorder.process.rate(),
+    commitRate: recorder.commit.rate(),
+    lastCommitMs: recorder.lastCommitMs === 0 ? null : recorder.lastCommitMs,
+    activeTasks,
+    standbyTasks: [],
+  };
 }
