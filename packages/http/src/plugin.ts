@@ -3,12 +3,15 @@
 import type { KafkaStreams } from '@kstreams/core';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { liveness, readiness } from './health.ts';
+import { registerStoreQueries, type StoreQueryOptions } from './queries.ts';
 import { instanceStatus } from './status.ts';
 import { registerStatusPage } from './status-page.ts';
 
 export interface KStreamsPluginOptions {
   /** The app, or a getter for one that is created later (a retried start builds a new app). */
   app: KafkaStreams | (() => KafkaStreams | undefined);
+  /** Key serdes and parsers of the key-value stores queried at /stores/:store/keys/:key. */
+  stores?: Record<string, StoreQueryOptions>;
 }
 
 function resolve(app: KStreamsPluginOptions['app']): KafkaStreams | undefined {
@@ -43,6 +46,7 @@ export const kstreamsPlugin: FastifyPluginAsync<KStreamsPluginOptions> = async (
     return instanceStatus(app);
   });
   registerStatusPage(fastify, current);
+  registerStoreQueries(fastify, current, options.stores);
 };
 
 export interface StreamsHttpServer {
@@ -56,7 +60,10 @@ export async function startHttpServer(
   options: KStreamsPluginOptions & { port: number; host?: string },
 ): Promise<StreamsHttpServer> {
   const fastify = Fastify({ forceCloseConnections: true });
-  await fastify.register(kstreamsPlugin, { app: options.app });
+  await fastify.register(kstreamsPlugin, {
+    app: options.app,
+    ...(options.stores !== undefined && { stores: options.stores }),
+  });
   await fastify.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
   const address = fastify.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;

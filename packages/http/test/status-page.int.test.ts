@@ -57,6 +57,7 @@ describe('the status page', () => {
         applicationId,
         brokers: testBrokers(),
         applicationServer: `127.0.0.1:${server.port}`,
+        commitIntervalMs: 500,
         logger: 'silent',
       });
       apps.push(app);
@@ -124,6 +125,48 @@ describe('the status page', () => {
     // One input partition per task: 8 partitions, 8 sparklines.
     expect(await page.$$eval('svg.spark polyline', (ls) => ls.length)).toBe(8);
     expect(errors).toEqual([]);
+
+    // Interactive queries: each instance answers for "the" (in all 400 lines), one from its own
+    // task, the other by forwarding to it; both give the owner.
+    const ask = async (server: StreamsHttpServer, path: string) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}${path}`);
+      return { code: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const deadline = Date.now() + 30_000;
+    let answers: Array<Awaited<ReturnType<typeof ask>>> = [];
+    while (Date.now() < deadline) {
+      answers = await Promise.all(servers.map((s) => ask(s, '/stores/counts/keys/the')));
+      if (answers.every((a) => a.body.value === 400)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(answers.map((a) => a.code)).toEqual([200, 200]);
+    expect(answers.map((a) => a.body.value)).toEqual([400, 400]);
+    expect(answers[0]!.body.host).toBe(answers[1]!.body.host);
+    expect(servers.map((s) => `127.0.0.1:${s.port}`)).toContain(answers[0]!.body.host);
+    expect((await ask(servers[1]!, '/stores/counts/keys/zebra')).code).toBe(404);
+    expect((await ask(servers[0]!, '/stores/nope/keys/the')).code).toBe(404);
+    expect((await ask(servers[0]!, '/stores/counts?limit=0')).code).toBe(400);
+    const local = await Promise.all(servers.map((s) => ask(s, '/stores/counts?limit=1000')));
+    const words = local.flatMap((l) => (l.body.entries as Array<{ key: string }>).map((e) => e.key));
+    // "the", "quick", "fox" and 0..12, each on exactly one instance.
+    expect(words.sort()).toEqual([
+      '0',
+      '1',
+      '10',
+      '11',
+      '12',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      'fox',
+      'quick',
+      'the',
+    ]);
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, 'status-page.png'), fullPage: true });
     expect(existsSync(join(OUTPUT, 'status-page.png'))).toBe(true);
