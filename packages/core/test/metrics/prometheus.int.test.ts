@@ -1,6 +1,6 @@
 // A Prometheus scrape of a running word count on the real broker (exactly_once): rates while input
-// flows, lag falling to 0 once it is consumed, transactions, the state gauge, and restore metrics
-// after the state directory is wiped.
+// flows, lag falling to 0 once it is consumed, transactions, the state gauge, restore metrics
+// after the state directory is wiped, and the store metrics of debug level.
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
@@ -58,13 +58,14 @@ describe('Prometheus metrics of a running word count', () => {
     const applicationId = uniqueName('metrics-app');
     topics.cleanUpPrefix(applicationId);
     const stateDir = tempStateDir();
-    const newApp = () => {
+    const newApp = (recordingLevel: 'info' | 'debug' = 'info') => {
       const app = new KafkaStreams(wordCount(input, output), {
         applicationId,
         brokers: testBrokers(),
         stateDir,
         processingGuarantee: 'exactly_once',
         logger: 'warn',
+        metrics: { recordingLevel },
       });
       apps.push(app);
       return app;
@@ -131,7 +132,7 @@ describe('Prometheus metrics of a running word count', () => {
 
     // A wiped state directory: the counts come back from the changelog, and the scrape says so.
     rmSync(stateDir, { recursive: true, force: true });
-    const restarted = newApp();
+    const restarted = newApp('debug');
     await restarted.start();
     await waitFor(() => restarted.state === 'RUNNING', 90_000);
     const after = await scrape(restarted);
@@ -139,5 +140,16 @@ describe('Prometheus metrics of a running word count', () => {
     expect(restored.map((s) => s.labels.store_name)).toEqual(['counts', 'counts', 'counts', 'counts']);
     expect(restored.reduce((n, s) => n + s.value, 0)).toBeGreaterThan(0);
     expect(after.all('kstreams_restore_restore_remaining_records').every((s) => s.value === 0)).toBe(true);
+
+    // At debug level the counts stores report their calls once words flow again.
+    await produce(input, [{ key: 'x', value: 'debug level store metrics' }]);
+    await waitFor(async () => {
+      const puts = (await scrape(restarted)).all('kstreams_stream_state_put_rate');
+      return puts.some((s) => s.value > 0);
+    }, 60_000);
+    const debug = await scrape(restarted);
+    const puts = debug.all('kstreams_stream_state_put_rate');
+    expect(new Set(puts.map((s) => s.labels.store_name))).toEqual(new Set(['counts']));
+    expect(debug.all('kstreams_stream_state_get_rate').some((s) => s.value > 0)).toBe(true);
   }, 240_000);
 });
