@@ -48,6 +48,7 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
     processingGuarantee: args.kind === 'kstreams-eos' ? 'exactly_once' : 'at_least_once',
     stateDir: args.stateDir,
     logger: 'warn',
+    metrics: { recordingLevel: args.kind === 'kstreams-alo-nometrics' ? 'off' : 'info' },
   });
   const repartitionTopics = topology.subtopologies(args.appId).flatMap((s) => s.repartitionSourceTopics);
   return {

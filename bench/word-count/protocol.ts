@@ -1,6 +1,7 @@
 // What the benchmark process and an app's child process say to each other over the IPC channel.
 
-export const APP_KINDS = ['kafkajs', 'kstreams-alo', 'kstreams-eos'] as const;
+/** `kstreams-alo-nometrics`: at_least_once with `metrics.recordingLevel: 'off'` (the others record at info). */
+export const APP_KINDS = ['kafkajs', 'kstreams-alo-nometrics', 'kstreams-alo', 'kstreams-eos'] as const;
 export type AppKind = (typeof APP_KINDS)[number];
 
 /** Handed to the child as its one command-line argument (JSON). */

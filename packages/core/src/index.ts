@@ -1,6 +1,7 @@
 export type {
   ConsumerConfig,
   DeserializationExceptionHandlerConfig,
+  MetricsRecordingLevel,
   ProcessingGuarantee,
   ProducerConfig,
   StreamsConfig,

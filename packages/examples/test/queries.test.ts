@@ -1,6 +1,7 @@
+import type { KafkaStreams } from '@kstreams/core';
 import { type KeyQueryMetadata, partitionForKey, type ReadOnlyKeyValueStore, Serdes } from '@kstreams/core';
 import { describe, expect, it } from 'vitest';
-import { route, startQueryServer } from '../src/word-count/http-server.ts';
+import { buildQueryServer, startQueryServer } from '../src/word-count/http-server.ts';
 import { createLogger } from '../src/word-count/logger.ts';
 import {
   FORWARDED_HEADER,
@@ -61,6 +62,30 @@ function recordingPeer(replies: (host: string, path: string) => Reply) {
 }
 
 const all = [0, 1, 2, 3];
+const silent = createLogger('silent', { name: 'test', tty: false });
+
+/** One request through the server's routes (fastify's inject: no socket). */
+async function route(
+  q: WordCountQueries,
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string> = {},
+  app?: QueryableStreams,
+): Promise<Reply> {
+  const server = await buildQueryServer(
+    () => q,
+    () => app as unknown as KafkaStreams,
+    silent,
+  );
+  const res = await server.inject({ method, url, headers });
+  await server.close();
+  const reply: Reply = { status: res.statusCode, body: res.json() };
+  const kept: Record<string, string> = {};
+  for (const name of ['allow', 'retry-after'])
+    if (res.headers[name] !== undefined) kept[name] = String(res.headers[name]);
+  if (Object.keys(kept).length > 0) reply.headers = kept;
+  return reply;
+}
 
 describe('GET /counts/:word', () => {
   it('answers a local word from the store', async () => {
@@ -238,15 +263,18 @@ describe('GET /counts?top=N', () => {
 });
 
 describe('other routes', () => {
-  it('/health is 200 while running or rebalancing, 503 otherwise', async () => {
+  it('/health (the @kstreams/http plugin) is 200 when RUNNING, 503 otherwise', async () => {
     for (const [state, status] of [
       ['RUNNING', 200],
-      ['REBALANCING', 200],
+      ['REBALANCING', 503],
       ['ERROR', 503],
       ['NOT_RUNNING', 503],
     ] as const) {
-      const q = new WordCountQueries(fakeApp({}, all, {}, state), { self: 'self:1', partitions: PARTITIONS });
-      expect(await route(q, 'GET', '/health')).toEqual({ status, body: { status: state, host: 'self:1' } });
+      const app = fakeApp({}, all, {}, state);
+      const q = new WordCountQueries(app, { self: 'self:1', partitions: PARTITIONS });
+      const reply = await route(q, 'GET', '/health', {}, app);
+      expect(reply).toMatchObject({ status, body: { status: state, ready: status === 200 } });
+      expect(reply.headers?.['retry-after']).toBe(status === 200 ? undefined : '1');
     }
   });
 
@@ -256,7 +284,8 @@ describe('other routes', () => {
       status: 404,
       body: {
         error: 'not_found',
-        message: 'no route for /words; the routes are GET /counts/:word, GET /counts?top=N, GET /health',
+        message:
+          'no route for /words; the routes are GET /counts/:word, GET /counts?top=N, GET /health, GET /metrics, GET /status, GET /stores/counts/keys/:word, GET /',
       },
     });
     expect((await route(q, 'GET', '/counts/a/b')).status).toBe(404);
@@ -265,12 +294,13 @@ describe('other routes', () => {
     expect(post.headers).toEqual({ allow: 'GET' });
   });
 
-  it('serves JSON over node:http, and 503 until the app is there', async () => {
+  it('serves JSON over HTTP, and 503 until the app is there', async () => {
     let queries: WordCountQueries | undefined;
     const server = await startQueryServer(
       0,
       () => queries,
-      createLogger('silent', { name: 'test', tty: false }),
+      () => undefined,
+      silent,
     );
     try {
       const before = await fetch(`http://127.0.0.1:${server.port}/counts/the`);
@@ -282,7 +312,7 @@ describe('other routes', () => {
       });
       const missing = await fetch(`http://127.0.0.1:${server.port}/counts/the`);
       expect(missing.status).toBe(404);
-      expect(missing.headers.get('content-type')).toBe('application/json');
+      expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
       expect(await missing.json()).toMatchObject({ error: 'not_found', word: 'the' });
     } finally {
       await server.close();

@@ -104,7 +104,7 @@ describe('word-count: two instances answer interactive queries', () => {
     topics.cleanUpPrefix(applicationId);
     const ports = [await freePort(), await freePort()];
     instances.push(startInstance(0, ports[0]!), startInstance(1, ports[1]!));
-    // RUNNING, not just healthy (REBALANCING answers too): the second instance is RUNNING only
+    // RUNNING (/health is 200 only then): the second instance is RUNNING only
     // once it has joined the group and got its half of the tasks, which the test relies on.
     for (const instance of instances) {
       await eventually(`instance on port ${instance.port} RUNNING`, 120_000, async () => {

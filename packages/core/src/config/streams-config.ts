@@ -67,7 +67,14 @@ export interface StreamsConfig {
   maxTaskIdleMs?: number;
   producer?: ProducerConfig;
   consumer?: ConsumerConfig;
+  /**
+   * Kafka Streams' `metrics.recording.level`: `info` (default) records thread, task, lag, restore
+   * and transaction metrics; `debug` adds the state stores'; `off` records nothing (benchmarks).
+   */
+  metrics?: { recordingLevel?: MetricsRecordingLevel };
 }
+
+export type MetricsRecordingLevel = 'info' | 'debug' | 'off';
 
 export interface ResolvedConfig {
   applicationId: string;
@@ -89,6 +96,7 @@ export interface ResolvedConfig {
   maxTaskIdleMs: number;
   producer: Required<ProducerConfig>;
   consumer: Required<ConsumerConfig>;
+  metricsRecordingLevel: MetricsRecordingLevel;
 }
 
 const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
@@ -114,6 +122,7 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
   maxTaskIdleMs: 'a number of ms >= 0, or -1 to never wait',
   producer: 'object',
   consumer: 'object',
+  metrics: "{ recordingLevel: 'info' | 'debug' | 'off' }",
 };
 
 const PRODUCER_KEYS = ['idempotent', 'acks', 'maxInFlightRequests', 'retries', 'transactionTimeoutMs'];
@@ -204,6 +213,14 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
       `"numStandbyReplicas" = ${JSON.stringify(raw.numStandbyReplicas)} is not supported yet: standby tasks are not implemented; use 0 (a task's state is restored from its changelog when it moves)`,
     );
   }
+  const metricsIn = (raw.metrics ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(metricsIn))
+    if (k !== 'recordingLevel') problems.push(`unknown key "metrics.${k}"; the one key is recordingLevel`);
+  const recordingLevel = metricsIn.recordingLevel ?? 'info';
+  if (!['info', 'debug', 'off'].includes(recordingLevel as string))
+    problems.push(
+      `"metrics.recordingLevel" must be 'info', 'debug' (adds state store metrics) or 'off', got ${JSON.stringify(recordingLevel)}`,
+    );
   const producerIn = (raw.producer ?? {}) as Record<string, unknown>;
   const consumerIn = (raw.consumer ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(producerIn))
@@ -340,5 +357,6 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     maxTaskIdleMs: (raw.maxTaskIdleMs as number | undefined) ?? 0,
     producer,
     consumer,
+    metricsRecordingLevel: recordingLevel as MetricsRecordingLevel,
   };
 }

@@ -31,6 +31,8 @@ export interface ConsumerHandlers {
   onRebalancing(): void;
   /** A fetched range held only transaction markers or aborted records (kafkajs skips it itself). */
   onControlRecords(topic: string, partition: number, first: number, last: number): void;
+  /** A fetch told the partition's log end offset (for the lag metric). */
+  onFetched?(topic: string, partition: number, highWatermark: number): void;
   onCrash(error: Error, willRestart: boolean): void;
 }
 
@@ -78,6 +80,7 @@ export class MainConsumer {
     // kafkajs does not call eachBatch for such a range; its instrumentation event is the only news
     // of it.
     this.consumer.on(this.consumer.events.START_BATCH_PROCESS, ({ payload }) => {
+      handlers.onFetched?.(payload.topic, payload.partition, Number(payload.highWatermark));
       if (payload.batchSize === 0 && payload.firstOffset !== null)
         handlers.onControlRecords(
           payload.topic,

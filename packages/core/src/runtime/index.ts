@@ -1,9 +1,12 @@
+export type { RestoreProgress } from '../metrics/streams-metrics-recorder.ts';
 export { partitionForKey } from '../processor/internals/partitioner.ts';
 export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-queries.ts';
 export {
   KafkaStreams,
   type KafkaStreamsState,
+  type StreamsMetadata,
   type StreamsUncaughtExceptionHandler,
   type StreamThreadExceptionResponse,
 } from './kafka-streams.ts';
+export type { TaskMetadata, TaskPartitionMetadata, ThreadMetadata } from './local-metadata.ts';
 export type { StreamsMetrics } from './metrics.ts';

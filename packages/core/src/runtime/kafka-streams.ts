@@ -3,11 +3,14 @@
 import { EventEmitter } from 'node:events';
 import type { StateRestoreListener } from '@kstreams/state-store';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
+import { createMetricsRegistry } from '../metrics/prometheus.ts';
+import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import {
@@ -17,8 +20,14 @@ import {
   type ReadOnlyKeyValueStore,
   readOnlyStore,
 } from './interactive-queries.ts';
+import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { StreamThread } from './stream-thread.ts';
+
+export interface StreamsMetadata {
+  host: string | undefined;
+  topicPartitions: Array<{ topic: string; partition: number }>;
+}
 
 /** Kafka Streams' application states. */
 
@@ -57,6 +66,10 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private readonly kafka: Kafka;
   private readonly admin: StreamsAdmin;
   private readonly metricsValues: StreamsMetrics = newMetrics();
+  private readonly recorder: StreamsMetricsRecorder;
+  private readonly registry: Registry;
+  /** Kafka Streams' thread name: `<clientId>-StreamThread-1` (one thread per app here). */
+  readonly threadName: string;
   private thread?: StreamThread;
   private currentState: KafkaStreamsState = 'CREATED';
   private uncaughtHandler: StreamsUncaughtExceptionHandler = () => 'SHUTDOWN_CLIENT';
@@ -83,6 +96,57 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       tasks: () => this.thread?.runningTasks() ?? [],
     };
     this.keyResolver = new KeyQueryResolver(this.queries);
+    this.threadName = `${this.config.clientId}-StreamThread-1`;
+    this.recorder = new StreamsMetricsRecorder(this.config.metricsRecordingLevel);
+    this.registry = createMetricsRegistry({
+      applicationId: this.config.applicationId,
+      threadId: this.threadName,
+      recorder: this.recorder,
+      state: () => this.currentState,
+      positions: () =>
+        (this.thread?.runningTasks() ?? []).flatMap((rt) =>
+          rt.inputPartitions.map((p) => ({
+            taskId: rt.id,
+            topic: p.topic,
+            partition: p.partition,
+            position: rt.position(p.topic, p.partition),
+          })),
+        ),
+    });
+  }
+
+  /**
+   * The app's Prometheus registry (prom-client), in Kafka Streams' metric names; serve
+   * `await registry.metrics()` or merge it into yours with `Registry.merge`.
+   */
+  get metricsRegistry(): Registry {
+    return this.registry;
+  }
+
+  /**
+   * Kafka Streams' metadataForAllStreamsClients: every live member of the app's group with its
+   * `applicationServer` (undefined if it has none) and the input partitions assigned to it.
+   */
+  async metadataForAllStreamsClients(): Promise<StreamsMetadata[]> {
+    const members = await this.admin.groupMembers(this.config.applicationId);
+    return members.map((m) => ({
+      host: m.applicationServer,
+      topicPartitions: Object.entries(m.assignment).flatMap(([topic, ps]) =>
+        ps.map((partition) => ({ topic, partition })),
+      ),
+    }));
+  }
+
+  /** Kafka Streams' metadataForLocalThreads: this instance's thread and its tasks. */
+  metadataForLocalThreads(): ThreadMetadata[] {
+    return [
+      localThreadMetadata({
+        threadName: this.threadName,
+        state: this.currentState,
+        thread: this.thread,
+        recorder: this.recorder,
+      }),
+    ];
   }
 
   /**
@@ -164,6 +228,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       admin: this.admin,
       logger: this.logger,
       metrics: this.metricsValues,
+      recorder: this.recorder,
       restoreListener: this.restoreListener,
       onRunningChange: (running) => {
         if (this.thread === thread) this.setState(running ? 'RUNNING' : 'REBALANCING');

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { type RestoreRequest, restoreChangelogs } from '../kafka/restore-consumer.ts';
+import type { RestoreProgress, StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
@@ -15,6 +16,7 @@ export interface RestoreDeps {
   config: Pick<ResolvedConfig, 'applicationId' | 'exactlyOnce'>;
   logger: Logger;
   metrics: StreamsMetrics;
+  recorder: StreamsMetricsRecorder;
   restoreListener?: StateRestoreListener | undefined;
 }
 
@@ -24,6 +26,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
   const ends = await deps.admin.endOffsets([...new Set(wanted.map((w) => w.cp.topic))]);
   const requests: RestoreRequest[] = [];
   const restorers: StoreRestorer[] = [];
+  const progresses: RestoreProgress[] = [];
   for (const { rt, cp } of wanted) {
     const end = ends.find((e) => e.topic === cp.topic && e.partition === cp.partition)?.offset ?? 0;
     let start = rt.checkpoint.find((c) => c.topic === cp.topic && c.partition === cp.partition)?.offset ?? 0;
@@ -41,6 +44,15 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
     );
     const convert = rt.task.restoreConverter(cp.storeName);
     restorer.start(start, end);
+    const progress = deps.recorder.restoreStarted({
+      taskId: rt.id,
+      storeName: cp.storeName,
+      topic: cp.topic,
+      partition: cp.partition,
+      startOffset: start,
+      endOffset: end,
+    });
+    progresses.push(progress);
     restorers.push(restorer);
     requests.push({
       topic: cp.topic,
@@ -53,6 +65,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
           batchEnd,
         );
         deps.metrics.restoredRecords += records.length;
+        deps.recorder.restoredBatch(progress, records.length, batchEnd);
       },
     });
   }
@@ -67,4 +80,5 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
     requests,
   );
   for (const r of restorers) r.end();
+  for (const p of progresses) deps.recorder.restoreEnded(p);
 }

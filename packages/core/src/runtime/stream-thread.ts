@@ -61,6 +61,11 @@ export class StreamThread {
     return this.manager.runningTasks();
   }
 
+  /** The tasks the group's last assignment gave this thread, running or not (for the metadata). */
+  assignedTaskIds(): string[] {
+    return [...this.manager.assigned].sort();
+  }
+
   async start(): Promise<void> {
     await this.manager.connect();
     await this.consumer.start(this.manager.sourceTopics(), {
@@ -85,6 +90,8 @@ export class StreamThread {
           }, 'control records')
           .catch((e) => this.fatal(e));
       },
+      onFetched: (topic, partition, highWatermark) =>
+        this.deps.recorder.fetched(topic, partition, highWatermark),
       onCrash: (error, willRestart) => {
         this.log.warn({ err: error, willRestart }, 'consumer crashed');
         if (!willRestart) this.fatal(error);
@@ -213,7 +220,22 @@ export class StreamThread {
     started: number,
     heartbeat?: () => Promise<void>,
   ): Promise<'idle' | 'yield' | 'failed'> {
-    let processed = 0;
+    const from = Date.now();
+    const counter = { processed: 0 };
+    try {
+      return await this.processRecords(rt, started, counter, heartbeat);
+    } finally {
+      // Recorded once per turn, not per record, so that metrics stay off the hot path.
+      if (counter.processed > 0) this.deps.recorder.processed(rt.id, counter.processed, Date.now() - from);
+    }
+  }
+
+  private async processRecords(
+    rt: TaskRuntime,
+    started: number,
+    counter: { processed: number },
+    heartbeat?: () => Promise<void>,
+  ): Promise<'idle' | 'yield' | 'failed'> {
     while (rt.state === 'running') {
       const next = rt.nextRecord(Date.now());
       if (next === undefined) return 'idle';
@@ -227,7 +249,7 @@ export class StreamThread {
       }
       rt.recordProcessed(next.queue);
       this.deps.metrics.processedRecords++;
-      if (++processed % BATCH_SLICE === 0) {
+      if (++counter.processed % BATCH_SLICE === 0) {
         // Bounded work per turn: output goes out in moderate requests, the group sees
         // heartbeats, and commits and punctuators get their turn.
         if (!(await this.flushTask(rt))) return 'failed';

@@ -10,6 +10,7 @@ import type { Kafka } from '../kafka/client.ts';
 import type { MainConsumer } from '../kafka/consumer.ts';
 import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka/error-kinds.ts';
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
@@ -23,6 +24,8 @@ export interface StreamThreadDeps {
   admin: StreamsAdmin;
   logger: Logger;
   metrics: StreamsMetrics;
+  /** The Prometheus metrics' recordings (metrics/). */
+  recorder: StreamsMetricsRecorder;
   restoreListener?: StateRestoreListener;
   /** All assigned tasks are running (true) or some are being created or restored (false). */
   onRunningChange(running: boolean): void;
@@ -174,6 +177,8 @@ export class TaskManager {
 
   private async rollback(rt: TaskRuntime, fenced: boolean, rebuild: boolean): Promise<void> {
     this.deps.metrics.rollbacks++;
+    this.deps.recorder.rolledBack(rt.id);
+    if (this.deps.config.exactlyOnce) this.deps.recorder.transactionAborted();
     const ok = await rt.rollback();
     if (fenced || !ok || rebuild) {
       // The task's producer is dead (fenced: another instance owns the task now) or in an
@@ -198,12 +203,19 @@ export class TaskManager {
     } else {
       await this.commitAtLeastOnce(due);
     }
-    this.log.debug({ reason, tasks: due.map((t) => t.id), ms: Date.now() - started }, 'committed');
+    const ms = Date.now() - started;
+    this.deps.recorder.committed(
+      due.filter((t) => !t.task.commitNeeded).map((t) => t.id),
+      ms,
+    );
+    this.log.debug({ reason, tasks: due.map((t) => t.id), ms }, 'committed');
   }
 
   private async commitTransactional(rt: TaskRuntime): Promise<void> {
     try {
+      const started = performance.now();
       await rt.commitTransaction(this.deps.config.applicationId);
+      this.deps.recorder.transactionCommitted(performance.now() - started);
       this.failingSince.delete(rt.id);
       this.deps.metrics.commits++;
     } catch (error) {
@@ -362,12 +374,13 @@ export class TaskManager {
   }
 
   private taskDeps(): TaskRuntimeDeps {
-    const { config, kafka, admin, topology, metrics } = this.deps;
+    const { config, kafka, admin, topology, metrics, recorder } = this.deps;
     return {
       config,
       topology,
       admin,
       metrics,
+      recorder,
       logger: this.log,
       producerFor: (taskId: string): TaskProducer =>
         config.exactlyOnce

@@ -1,11 +1,13 @@
 // One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
 // its output buffer, and its input positions (where it is, and where its last commit was).
 import { join } from 'node:path';
-import { type CheckpointEntry, LevelKeyValueStore } from '@kstreams/state-store';
+import { type CheckpointEntry, LevelKeyValueStore, TransactionalBuffer } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
+import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import { PartitionGroup } from '../processor/internals/partition-group.ts';
 import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
@@ -20,6 +22,7 @@ export interface TaskRuntimeDeps {
   topology: Topology;
   admin: StreamsAdmin;
   metrics: StreamsMetrics;
+  recorder: StreamsMetricsRecorder;
   logger: Logger;
   producerFor(taskId: string): TaskProducer;
 }
@@ -62,6 +65,13 @@ export class TaskRuntime {
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
+      newBuffer: (storeName, bytes, bufferOptions) => {
+        const ops = deps.recorder.storeOperations(id, storeName);
+        return ops
+          ? new MeteredTransactionalBuffer(bytes, bufferOptions, ops)
+          : new TransactionalBuffer(bytes, bufferOptions);
+      },
+      onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
       deserializationExceptionHandler: (error, record) => {
         const handler = config.deserializationExceptionHandler;
         if (handler === 'logAndFail') {
@@ -73,6 +83,7 @@ export class TaskRuntime {
         }
         // StreamTask logs the skip with topic, partition and offset; the app counts it.
         metrics.skippedRecords++;
+        deps.recorder.dropped(id);
         if (typeof handler === 'object') {
           this.collector.send(deadLetter(handler.deadLetterTopic, record, error));
           metrics.deadLetterRecords++;
@@ -136,6 +147,11 @@ export class TaskRuntime {
     // Fetched records not processed yet are fetched again from there.
     this.partitionGroup.clear(positions);
     return positions;
+  }
+
+  /** The offset of the task's last commit (or its start offset) for `key`. */
+  committedOffset(key: string): number | undefined {
+    return this.committed.get(key);
   }
 
   /** The next offset the fetch hands to the task for an input partition (-1: none yet). */

@@ -106,3 +106,21 @@ describe('StreamsConfig', () => {
     });
   });
 });
+
+describe('metrics.recordingLevel', () => {
+  it('is info unless set, and takes debug or off', () => {
+    expect(resolveStreamsConfig(base).metricsRecordingLevel).toBe('info');
+    expect(
+      resolveStreamsConfig({ ...base, metrics: { recordingLevel: 'debug' } }).metricsRecordingLevel,
+    ).toBe('debug');
+    expect(resolveStreamsConfig({ ...base, metrics: { recordingLevel: 'off' } }).metricsRecordingLevel).toBe(
+      'off',
+    );
+  });
+
+  it('rejects another level or key with a message naming the choices', () => {
+    const error = configError({ ...base, metrics: { recordingLevel: 'trace', sampleWindowMs: 1 } });
+    expect(error.message).toContain(`"metrics.recordingLevel" must be 'info', 'debug'`);
+    expect(error.message).toContain('unknown key "metrics.sampleWindowMs"');
+  });
+});

@@ -34,7 +34,13 @@ export async function startWordCount(options: WordCountOptions, logger: Logger):
 
   // The server listens before the app exists so that `--port 0` can tell the app its real port.
   let queries: WordCountQueries | undefined;
-  const server = await startQueryServer(options.port, () => queries, logger);
+  let current: KafkaStreams | undefined;
+  const server = await startQueryServer(
+    options.port,
+    () => queries,
+    () => current,
+    logger,
+  );
   const applicationServer = `${options.host}:${server.port}`;
   const topology = wordCountTopology(options.input, options.output);
   const newApp = () =>
@@ -48,6 +54,7 @@ export async function startWordCount(options: WordCountOptions, logger: Logger):
       ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
     });
   let app = newApp();
+  current = app;
   queries = new WordCountQueries(app, { self: applicationServer, partitions });
   for (let attempt = 1; ; attempt++) {
     try {
@@ -60,6 +67,7 @@ export async function startWordCount(options: WordCountOptions, logger: Logger):
         logger.warn({ err: error, attempt }, 'start failed with a retriable error; starting again');
         await new Promise((r) => setTimeout(r, 500 * attempt));
         app = newApp();
+        current = app;
         queries = new WordCountQueries(app, { self: applicationServer, partitions });
         continue;
       }

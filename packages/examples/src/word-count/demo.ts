@@ -122,6 +122,7 @@ async function main(options: DemoOptions): Promise<void> {
     say(
       `Queries while it runs: http://${app.applicationServer}/counts/lord  http://${app.applicationServer}/counts?top=${TOP}`,
     );
+    say(`Status page: http://${app.applicationServer}/  metrics: http://${app.applicationServer}/metrics`);
 
     const reader = new CountsReader(kafka, output, `${run}-reader`);
     await reader.start();

@@ -1,6 +1,7 @@
 // Command-line flags of the word-count app. Every flag can also come from an environment
 // variable (flag wins), so that the same image runs from a shell, a compose file or Kubernetes.
 import { resolve as resolvePath } from 'node:path';
+import { parseArgs } from 'node:util';
 import type { ProcessingGuarantee } from '@kstreams/core';
 
 export interface WordCountOptions {
@@ -178,47 +179,57 @@ interface Collected {
   positionals: string[];
 }
 
-/** Reads `--flag value` and `--flag=value` for the allowed flags; 'help' for --help/-h. */
+/**
+ * Reads `--flag value` and `--flag=value` for the allowed flags with node:util's parseArgs;
+ * 'help' for --help/-h. parseArgs' errors are reworded to name the flags this command takes.
+ */
 function collect(
   argv: readonly string[],
   allowed: readonly Key[],
   maxPositionals: number,
 ): Collected | 'help' {
-  const byFlag = new Map<string, Key>(allowed.map((k) => [SPECS[k].flag, k]));
-  const given = new Map<Key, string>();
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') return 'help';
-    if (!arg.startsWith('--')) {
-      if (positionals.length >= maxPositionals) {
-        throw new UsageError(
-          maxPositionals === 0
-            ? `unexpected argument ${JSON.stringify(arg)}: this command takes only flags (see --help)`
-            : `unexpected argument ${JSON.stringify(arg)}: this command takes at most ${maxPositionals} (see --help)`,
-        );
-      }
-      positionals.push(arg);
-      continue;
+  const byName = new Map<string, Key>(allowed.map((k) => [SPECS[k].flag.slice(2), k]));
+  const flags = [...byName.keys()].map((n) => `--${n}`);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries([...byName.keys()].map((n) => [n, { type: 'string', multiple: true }])),
+      },
+    });
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const flag = /'([^']+)'/.exec(message)?.[1] ?? message;
+      throw new UsageError(`unknown flag ${flag}; the flags are: ${flags.join(', ')}, --help`);
     }
-    const eq = arg.indexOf('=');
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    const key = byFlag.get(flag);
-    if (!key) {
-      throw new UsageError(`unknown flag ${flag}; the flags are: ${[...byFlag.keys()].join(', ')}, --help`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      const flag = /--[a-z-]+/.exec(message)?.[0] ?? 'a flag';
+      throw new UsageError(`${flag} needs a value (see --help)`);
     }
-    let value: string | undefined;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else {
-      value = argv[i + 1];
-      if (value === undefined || value.startsWith('--'))
-        throw new UsageError(`${flag} needs a value (see --help)`);
-      i++;
-    }
-    if (given.has(key)) throw new UsageError(`${flag} is given twice`);
-    given.set(key, value);
+    throw new UsageError(`${message} (see --help)`);
   }
-  return { given, positionals };
+  if (parsed.values.help) return 'help';
+  if (parsed.positionals.length > maxPositionals) {
+    const arg = parsed.positionals[maxPositionals]!;
+    throw new UsageError(
+      maxPositionals === 0
+        ? `unexpected argument ${JSON.stringify(arg)}: this command takes only flags (see --help)`
+        : `unexpected argument ${JSON.stringify(arg)}: this command takes at most ${maxPositionals} (see --help)`,
+    );
+  }
+  const given = new Map<Key, string>();
+  for (const [n, key] of byName) {
+    const values = parsed.values[n] as string[] | undefined;
+    if (values === undefined) continue;
+    if (values.length > 1) throw new UsageError(`--${n} is given twice`);
+    given.set(key, values[0]!);
+  }
+  return { given, positionals: parsed.positionals };
 }
 
 /** A flag beats its environment variable, which beats the default. */
@@ -329,18 +340,21 @@ export interface DemoOptions {
 
 /** `--text FILE` (DEMO_TEXT) and `--lines N|all` (DEMO_LINES); default: Genesis from the shipped book. */
 export function parseDemoArgs(argv: readonly string[], env: NodeJS.ProcessEnv, book: string): DemoOptions {
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    if (flag !== '--text' && flag !== '--lines') {
-      throw new UsageError(
-        `unknown argument ${JSON.stringify(argv[i])}; the demo takes --text <file> and --lines <n|all>`,
-      );
-    }
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new UsageError(`${flag} needs a value`);
-    flags.set(flag, value);
+  let values: { text?: string | undefined; lines?: string | undefined };
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: { text: { type: 'string' }, lines: { type: 'string' } },
+    }));
+  } catch (error) {
+    throw new UsageError(
+      `${(error as Error).message.split('\n')[0]}; the demo takes --text <file> and --lines <n|all>`,
+    );
   }
+  const flags = new Map<string, string>();
+  if (values.text !== undefined) flags.set('--text', values.text);
+  if (values.lines !== undefined) flags.set('--lines', values.lines);
   const text = flags.get('--text') ?? (env.DEMO_TEXT || undefined);
   const rawLines =
     flags.get('--lines') ?? (env.DEMO_LINES || (text === undefined ? String(GENESIS_LINES) : 'all'));

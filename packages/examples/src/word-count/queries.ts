@@ -82,13 +82,6 @@ export class WordCountQueries {
     this.peer = options.peer ?? fetchPeer;
   }
 
-  health(): Reply {
-    const state = this.app.state;
-    // REBALANCING still answers queries from the tasks it has; only a stopped app is unhealthy.
-    const healthy = state === 'RUNNING' || state === 'REBALANCING';
-    return { status: healthy ? 200 : 503, body: { status: state, host: this.options.self } };
-  }
-
   /** The count of one word, read here if this instance owns its partition, else from the owner. */
   async count(word: string, forwarded: boolean): Promise<Reply> {
     const meta = await this.app.queryMetadataForKey(COUNTS_STORE, word, keySerde);

@@ -4,6 +4,7 @@ import {
   readCheckpoint,
   type TopicPartition,
   TransactionalBuffer,
+  type TransactionalBufferOptions,
   writeCheckpoint,
 } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
@@ -24,6 +25,12 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   /** Undefined: no checkpoint written or read. */
   checkpointFile?: string | undefined;
   maxUncommittedBytes?: number | undefined;
+  /** Builds a store's buffer (the runtime's metered one at debug level); default: a plain one. */
+  newBuffer?: (
+    storeName: string,
+    bytes: KeyValueBytesStore,
+    options: TransactionalBufferOptions,
+  ) => TransactionalBuffer;
   /** A buffer grew past maxUncommittedBytes. */
   onCommitRequested: () => void;
 }
@@ -112,10 +119,12 @@ export class ProcessorStateManager {
       const bytes = storeFactory(name, taskId);
       await bytes.open();
       entry.bytes = bytes;
-      entry.buffer = new TransactionalBuffer(bytes, {
+      const bufferOptions = {
         ...(maxUncommittedBytes === undefined ? {} : { maxUncommittedBytes }),
         onCommitRequested: this.options.onCommitRequested,
-      });
+      };
+      entry.buffer =
+        this.options.newBuffer?.(name, bytes, bufferOptions) ?? new TransactionalBuffer(bytes, bufferOptions);
       entry.store = entry.builder.build(entry.buffer, entry.keySerde, entry.valueSerde);
     }
     this.open = true;

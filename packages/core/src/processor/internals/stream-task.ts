@@ -23,6 +23,7 @@ import {
   type ChangelogMessage,
   type ChangelogPartition,
   ProcessorStateManager,
+  type ProcessorStateManagerOptions,
 } from './processor-state-manager.ts';
 import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
 import { type RecordCollector, sendSerialized } from './record-collector.ts';
@@ -37,6 +38,9 @@ export interface StreamTaskOptions {
   topology: Topology;
   collector: RecordCollector;
   storeFactory: (storeName: string, taskId: string) => KeyValueBytesStore;
+  newBuffer?: ProcessorStateManagerOptions['newBuffer'];
+  /** Told how many punctuators fired at once (the punctuate-rate metric). */
+  onPunctuate?: (punctuators: number) => void;
   /** Undefined: no checkpoint written or read. */
   checkpointFile?: string;
   maxUncommittedBytes?: number;
@@ -115,6 +119,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       applicationId: this.applicationId,
       partition: this.id.partition,
       storeFactory: options.storeFactory,
+      newBuffer: options.newBuffer,
       checkpointFile: options.checkpointFile,
       maxUncommittedBytes: options.maxUncommittedBytes,
       defaultKeySerde: options.defaultKeySerde,
@@ -348,6 +353,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     const due = queue.due(now);
     if (due.length === 0) return;
     this.needsCommit = true;
+    this.options.onPunctuate?.(due.length);
     for (const schedule of due) {
       schedule.advance(now);
       let result: void | Promise<void>;

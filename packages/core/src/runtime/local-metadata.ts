@@ -1,0 +1,92 @@
+// Kafka Streams' ThreadMetadata / TaskMetadata for this instance, with what an operator asks of a
+// task besides: its state, lag, last commit, rollbacks and restores in progress.
+import type { RestoreProgress, StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import { topicPartitionKey } from '../processor/internals/records.ts';
+import type { StreamThread } from './stream-thread.ts';
+
+export interface TaskPartitionMetadata {
+  topic: string;
+  partition: number;
+  /** Next offset to process. */
+  position: number | null;
+  committedOffset: number | null;
+  /** The log end offset from the last fetch. */
+  endOffset: number | null;
+  /** endOffset - position (null until both are known). */
+  lag: number | null;
+}
+
+export interface TaskMetadata {
+  taskId: string;
+  /** RUNNING, or RESTORING while its stores are created and restored. */
+  state: 'RUNNING' | 'RESTORING';
+  /** Empty while restoring (the offsets are read when the task starts). */
+  topicPartitions: TaskPartitionMetadata[];
+  processRate: number;
+  processTotal: number;
+  rollbacksTotal: number;
+  droppedRecordsTotal: number;
+  /** ms since the epoch; null before the first commit on this instance. */
+  lastCommitMs: number | null;
+  restores: RestoreProgress[];
+}
+
+export interface ThreadMetadata {
+  threadName: string;
+  threadState: string;
+  processRate: number;
+  commitRate: number;
+  /** ms since the epoch of the thread's last commit; null before the first. */
+  lastCommitMs: number | null;
+  activeTasks: TaskMetadata[];
+  /** Standby tasks are not implemented: always empty. */
+  standbyTasks: TaskMetadata[];
+}
+
+export function localThreadMetadata(src: {
+  threadName: string;
+  state: string;
+  thread: StreamThread | undefined;
+  recorder: StreamsMetricsRecorder;
+}): ThreadMetadata {
+  const { thread, recorder } = src;
+  const running = new Map((thread?.runningTasks() ?? []).map((rt) => [rt.id, rt]));
+  const ids = [...new Set([...(thread?.assignedTaskIds() ?? []), ...running.keys()])].sort();
+  const activeTasks = ids.map((taskId): TaskMetadata => {
+    const rt = running.get(taskId);
+    const values = recorder.task(taskId);
+    const restores = [...recorder.restores.values()].filter((r) => r.taskId === taskId);
+    const partitions: TaskPartitionMetadata[] = (rt?.inputPartitions ?? []).map((p) => {
+      const key = topicPartitionKey(p.topic, p.partition);
+      const position = rt!.position(p.topic, p.partition);
+      const endOffset = recorder.highWatermark(p.topic, p.partition) ?? null;
+      return {
+        ...p,
+        position: position < 0 ? null : position,
+        committedOffset: rt!.committedOffset(key) ?? null,
+        endOffset,
+        lag: endOffset === null || position < 0 ? null : Math.max(0, endOffset - position),
+      };
+    });
+    return {
+      taskId,
+      state: rt ? 'RUNNING' : 'RESTORING',
+      topicPartitions: partitions,
+      processRate: values.process.rate(),
+      processTotal: values.process.total,
+      rollbacksTotal: values.rollbacksTotal,
+      droppedRecordsTotal: values.droppedRecordsTotal,
+      lastCommitMs: values.lastCommitMs === 0 ? null : values.lastCommitMs,
+      restores,
+    };
+  });
+  return {
+    threadName: src.threadName,
+    threadState: src.state,
+    processRate: recorder.process.rate(),
+    commitRate: recorder.commit.rate(),
+    lastCommitMs: recorder.lastCommitMs === 0 ? null : recorder.lastCommitMs,
+    activeTasks,
+    standbyTasks: [],
+  };
+}
