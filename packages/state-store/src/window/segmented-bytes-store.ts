@@ -290,7 +290,7 @@ export class SegmentedBytesStore implements KeyValueBytesStore {
         if (!this.isExpired(this.timestampOf(entry.key))) yield entry;
       }
     } finally {
-      this.release(live);
+      await this.release(live);
     }
   }
 
@@ -299,7 +299,7 @@ export class SegmentedBytesStore implements KeyValueBytesStore {
     try {
       return await use(live);
     } finally {
-      this.release(live);
+      await this.release(live);
     }
   }
 
@@ -309,13 +309,16 @@ export class SegmentedBytesStore implements KeyValueBytesStore {
     return live;
   }
 
-  private release(segments: Segment[]): void {
+  /** Resolves once the expired segments this reader was the last to hold are gone. */
+  private async release(segments: Segment[]): Promise<void> {
+    const removals: Promise<void>[] = [];
     for (const segment of segments) {
       segment.users--;
       if (segment.retired && segment.users === 0 && this.retiring.delete(segment)) {
-        this.trackRemoval(this.destroy(segment));
+        removals.push(this.trackRemoval(this.destroy(segment)));
       }
     }
+    await Promise.all(removals);
   }
 
   private async advanceStreamTime(timestamp: number): Promise<void> {
@@ -343,11 +346,14 @@ export class SegmentedBytesStore implements KeyValueBytesStore {
     await this.options.removeSegment?.(segment.info);
   }
 
-  private trackRemoval(removal: Promise<void>): void {
-    const tracked = removal.finally(() => this.pendingRemovals.delete(tracked));
-    // A failed removal leaves a directory that the next open() re-opens and expires again.
-    tracked.catch(() => {});
+  // A failed removal is not the reader's error: it leaves a directory that the next open()
+  // re-opens and expires again.
+  private trackRemoval(removal: Promise<void>): Promise<void> {
+    const tracked: Promise<void> = removal
+      .catch(() => {})
+      .finally(() => this.pendingRemovals.delete(tracked));
     this.pendingRemovals.add(tracked);
+    return tracked;
   }
 
   private async getOrCreateSegment(id: number): Promise<Segment> {
