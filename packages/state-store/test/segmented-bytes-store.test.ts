@@ -197,6 +197,20 @@ describe.each(kinds)('SegmentedBytesStore contract: $kind', ({ persistent, creat
     expect(await keysOf(store.all())).toEqual(['new@400000']);
   });
 
+  it('removes an expired segment at close when a reader never finished it', async () => {
+    await store.put(wk('a', 1_000), b('1'));
+    await store.put(wk('b', 1_000), b('2'));
+    const iterator = store.all();
+    expect(show((await iterator.next()).value.key)).toBe('a@1000');
+    await store.put(wk('new', 400_000), b('n'));
+    if (persistent) expect(await segmentDirs()).toEqual(['counts.0', 'counts.360000']);
+    await store.close();
+    if (persistent) expect(await segmentDirs()).toEqual(['counts.360000']);
+    await iterator.return?.();
+    await store.open();
+    expect(await keysOf(store.all())).toEqual(persistent ? ['new@400000'] : []);
+  });
+
   it('putIfAbsent and delete follow the segment of the key', async () => {
     expect(await store.putIfAbsent(wk('a', 70_000), b('first'))).toBeUndefined();
     expect((await store.putIfAbsent(wk('a', 70_000), b('second')))?.toString()).toBe('first');

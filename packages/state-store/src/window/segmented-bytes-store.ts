@@ -128,6 +128,8 @@ export class SegmentedBytesStore implements KeyValueBytesStore {
   private async openExisting(): Promise<void> {
     const starts = (await this.options.existingSegmentStarts?.()) ?? [];
     for (const start of [...starts].sort((a, b) => a - b)) {
+      // Catches most interval changes, not a new interval that divides the old one: segments keep
+      // no record of their interval (Kafka Streams' do not either).
       if (start % this.segmentIntervalMs !== 0) {
         throw new InvalidStoreArgumentError(
           `Segmented store "${this.name}": segment ${this.name}.${start} on disk does not start at a multiple of ` +
