@@ -15,3 +15,23 @@ export { LevelKeyValueStore, type LevelKeyValueStoreOptions } from './store/leve
 export { type KeyValueStore, type StoreSerde, TypedKeyValueStore } from './typed/typed-key-value-store.ts';
 export type { ChangelogRecord, KeyValue, KeyValueBytesStore, TopicPartition } from './types.ts';
 export { SessionKeySchema, WindowKeySchema } from './window/key-schema.ts';
+export {
+  defaultSegmentIntervalMs,
+  SegmentedBytesStore,
+  type SegmentedBytesStoreOptions,
+  type SegmentInfo,
+} from './window/segmented-bytes-store.ts';
+export {
+  type SessionEntry,
+  type SessionStore,
+  type SessionWindowedKey,
+  TypedSessionStore,
+} from './window/typed-session-store.ts';
+export {
+  inMemorySessionBytesStore,
+  inMemoryWindowBytesStore,
+  type LevelSegmentedStoreOptions,
+  levelSessionBytesStore,
+  levelWindowBytesStore,
+  type SegmentedStoreOptions,
+} from './window/window-bytes-stores.ts';
