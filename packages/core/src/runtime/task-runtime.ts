@@ -1,7 +1,12 @@
 // One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
 // its output buffer, and its input positions (where it is, and where its last commit was).
 import { join } from 'node:path';
-import { type CheckpointEntry, LevelKeyValueStore, TransactionalBuffer } from '@kstreams/state-store';
+import {
+  type CheckpointEntry,
+  LevelKeyValueStore,
+  levelWindowBytesStore,
+  TransactionalBuffer,
+} from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
@@ -58,8 +63,14 @@ export class TaskRuntime {
       applicationId: config.applicationId,
       topology,
       collector: this.collector,
-      storeFactory: (storeName) =>
-        new LevelKeyValueStore({ name: storeName, location: join(dir, storeName) }),
+      storeFactory: (storeName, _taskId, builder) =>
+        builder.type === 'window' && builder.retentionMs !== undefined
+          ? levelWindowBytesStore({
+              name: storeName,
+              location: join(dir, storeName),
+              retentionMs: builder.retentionMs,
+            })
+          : new LevelKeyValueStore({ name: storeName, location: join(dir, storeName) }),
       checkpointFile: join(dir, '.checkpoint'),
       maxUncommittedBytes: config.maxUncommittedBytes,
       defaultKeySerde: config.defaultKeySerde,

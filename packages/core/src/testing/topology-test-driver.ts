@@ -1,6 +1,7 @@
 import {
   type CheckpointEntry,
   InMemoryKeyValueStore,
+  inMemoryWindowBytesStore,
   type KeyValueBytesStore,
   type KeyValueStore,
   type TypedKeyValueStore,
@@ -18,7 +19,9 @@ import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Headers } from '../processor/record.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
+import type { StoreBuilder } from '../state/store-builder.ts';
 import { timestampedView, type ValueAndTimestamp } from '../state/value-and-timestamp.ts';
+import type { ReadOnlyWindowStore, TypedWindowStore } from '../state/window-store.ts';
 
 export interface TopologyTestDriverConfig {
   /** Prefix of internal topics (`<applicationId>-<name>-repartition`). Default: 'test-app'. */
@@ -28,7 +31,7 @@ export interface TopologyTestDriverConfig {
   /** Start of the driver's wall clock (and default record timestamps). Default: Date.now(). */
   initialWallClockTimeMs?: number;
   /** Default: in-memory stores. */
-  storeFactory?: (storeName: string, taskId: string) => KeyValueBytesStore;
+  storeFactory?: (storeName: string, taskId: string, builder: StoreBuilder) => KeyValueBytesStore;
   deserializationExceptionHandler?: (
     error: DeserializationError,
     record: InputRecord,
@@ -68,7 +71,12 @@ export class TopologyTestDriver {
     this.applicationId = config.applicationId ?? 'test-app';
     this.topology = topology;
     this.wallClockMs = config.initialWallClockTimeMs ?? Date.now();
-    const storeFactory = config.storeFactory ?? ((name: string) => new InMemoryKeyValueStore(name));
+    const storeFactory =
+      config.storeFactory ??
+      ((name: string, _taskId: string, builder: StoreBuilder) =>
+        builder.type === 'window' && builder.retentionMs !== undefined
+          ? inMemoryWindowBytesStore({ name, retentionMs: builder.retentionMs })
+          : new InMemoryKeyValueStore(name));
     for (const sub of topology.subtopologies(this.applicationId)) {
       const task = new StreamTask({
         id: { subtopology: sub.id, partition: 0 },
@@ -160,6 +168,25 @@ export class TopologyTestDriver {
       throw new StreamsError(`State store '${name}' does not keep timestamps; use getKeyValueStore`);
     }
     return facade(name, () => timestampedView(typed()));
+  }
+
+  /** A window store (a windowed aggregation's shows plain values, as in Kafka Streams' driver). */
+  getWindowStore<K, V>(name: string): ReadOnlyWindowStore<K, V> {
+    if (this.topology.internalBuilder.storeBuilder(name)?.type !== 'window') {
+      throw new StreamsError(`State store '${name}' is not a window store`);
+    }
+    const store = this.typedStore<K, V>(name) as unknown as () => TypedWindowStore<K, V>;
+    return {
+      name,
+      fetch: ((key: K, from: number, to?: number) =>
+        to === undefined ? store().fetch(key, from) : store().fetch(key, from, to)) as ReadOnlyWindowStore<
+        K,
+        V
+      >['fetch'],
+      backwardFetch: (key, from, to) => store().backwardFetch(key, from, to),
+      fetchAll: (from, to) => store().fetchAll(from, to),
+      all: () => store().all(),
+    };
   }
 
   private typedStore<K, V>(name: string): () => TypedKeyValueStore<K, V> {

@@ -21,7 +21,8 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   applicationId: string;
   /** The task's partition: also the partition of each of its changelogs. */
   partition: number;
-  storeFactory: (storeName: string, taskId: string) => KeyValueBytesStore;
+  /** The bytes store of each store; `builder` says its kind (a window store is time-segmented). */
+  storeFactory: (storeName: string, taskId: string, builder: StoreBuilder) => KeyValueBytesStore;
   /** Undefined: no checkpoint written or read. */
   checkpointFile?: string | undefined;
   maxUncommittedBytes?: number | undefined;
@@ -116,7 +117,7 @@ export class ProcessorStateManager {
     const { taskId, storeFactory, maxUncommittedBytes, checkpointFile } = this.options;
     if (this.open) throw new StreamsError(`Task ${taskId}: stores are already initialized`);
     for (const [name, entry] of this.stores) {
-      const bytes = storeFactory(name, taskId);
+      const bytes = storeFactory(name, taskId, entry.builder);
       await bytes.open();
       entry.bytes = bytes;
       const bufferOptions = {

@@ -3,6 +3,7 @@ import { type Logger, pino } from 'pino';
 import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import type { StateStore } from '../../state/state-store.ts';
+import type { StoreBuilder } from '../../state/store-builder.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
 import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
@@ -37,7 +38,8 @@ export interface StreamTaskOptions {
   applicationId: string;
   topology: Topology;
   collector: RecordCollector;
-  storeFactory: (storeName: string, taskId: string) => KeyValueBytesStore;
+  /** The bytes store of each store; `builder` says its kind (a window store is time-segmented). */
+  storeFactory: (storeName: string, taskId: string, builder: StoreBuilder) => KeyValueBytesStore;
   newBuffer?: ProcessorStateManagerOptions['newBuffer'];
   /** Told how many punctuators fired at once (the punctuate-rate metric). */
   onPunctuate?: (punctuators: number) => void;
