@@ -109,7 +109,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
             taskId: rt.id,
             topic: p.topic,
             partition: p.partition,
-            position: rt.position(p.topic, p.partition),
+            position: rt.processedPosition(p.topic, p.partition),
           })),
         ),
     });

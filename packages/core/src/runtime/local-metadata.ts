@@ -58,7 +58,7 @@ export function localThreadMetadata(src: {
     const restores = [...recorder.restores.values()].filter((r) => r.taskId === taskId);
     const partitions: TaskPartitionMetadata[] = (rt?.inputPartitions ?? []).map((p) => {
       const key = topicPartitionKey(p.topic, p.partition);
-      const position = rt!.position(p.topic, p.partition);
+      const position = rt!.processedPosition(p.topic, p.partition);
       const endOffset = recorder.highWatermark(p.topic, p.partition) ?? null;
       return {
         ...p,

@@ -170,6 +170,15 @@ export class TaskRuntime {
     return this.partitionGroup.queue(topic, partition)?.fetchPosition ?? -1;
   }
 
+  /**
+   * The next offset to process of an input partition (the last processed + 1, else the last
+   * commit's): what lag is measured from, since fetched records may still wait in the queue.
+   */
+  processedPosition(topic: string, partition: number): number {
+    const consumed = this.task.consumedOffsets().find((o) => o.topic === topic && o.partition === partition);
+    return consumed?.offset ?? this.committed.get(topicPartitionKey(topic, partition)) ?? -1;
+  }
+
   /** The next record to process, in timestamp order; undefined while the task has none or waits. */
   nextRecord(nowMs: number): { record: InputRecord; queue: RecordQueue } | undefined {
     return this.partitionGroup.readyToProcess(nowMs) ? this.partitionGroup.nextRecord() : undefined;
