@@ -1,7 +1,7 @@
 import { type StoreSerde, type TransactionalBuffer, TypedKeyValueStore } from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
 import type { StateStore } from './state-store.ts';
-import { TimestampSkippingSerde } from './value-and-timestamp.ts';
+import { TimestampSkippingSerde, timestampSkipping } from './value-and-timestamp.ts';
 
 /** The store kinds a task can hold; session stores join this list. */
 export type StoreType = 'key-value' | 'window';
@@ -86,11 +86,7 @@ class TimestampedKeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
 
   /** Seen through getStateStore, the store shows plain values, as Kafka Streams' facade does. */
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
-    const values =
-      valueSerde instanceof TimestampSkippingSerde
-        ? valueSerde
-        : new TimestampSkippingSerde(valueSerde as Serde<V>);
-    return new TypedKeyValueStore(this.name, buffer, keySerde, values as StoreSerde<V>);
+    return new TypedKeyValueStore(this.name, buffer, keySerde, timestampSkipping(valueSerde));
   }
 }
 

@@ -66,6 +66,14 @@ export class TimestampSkippingSerde<V> implements Serde<V> {
   }
 }
 
+/**
+ * What a timestamped store's view reads its bytes with: the plain values, whether the task resolved
+ * the builder's serde (already skipping) or the config's default (plain).
+ */
+export function timestampSkipping<V>(serde: StoreSerde<V>): StoreSerde<V> {
+  return serde instanceof TimestampSkippingSerde ? serde : new TimestampSkippingSerde(serde as Serde<V>);
+}
+
 /** The serde of the plain values inside a timestamped store, whichever of the two the task holds. */
 function innerSerde<V>(serde: StoreSerde<V>): StoreSerde<V> {
   return serde instanceof TimestampSkippingSerde ? (serde.valueSerde as StoreSerde<V>) : serde;

@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
 import type { StateStore } from './state-store.ts';
 import type { StoreBuilder } from './store-builder.ts';
-import { TimestampSkippingSerde } from './value-and-timestamp.ts';
+import { TimestampSkippingSerde, timestampSkipping } from './value-and-timestamp.ts';
 import { TypedWindowStore } from './window-store.ts';
 
 export interface WindowStoreOptions {
@@ -69,10 +69,7 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
   }
 
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
-    const values =
-      this.timestamped && !(valueSerde instanceof TimestampSkippingSerde)
-        ? (new TimestampSkippingSerde(valueSerde as Serde<V>) as StoreSerde<V>)
-        : valueSerde;
+    const values = this.timestamped ? timestampSkipping(valueSerde) : valueSerde;
     return new TypedWindowStore(this.name, buffer, keySerde, values, this.windowSizeMs);
   }
 }

@@ -1,14 +1,13 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
 import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
-import type { Serde } from '../../serdes/serde.ts';
 import type { StateStore } from '../../state/state-store.ts';
-import type { StoreBuilder } from '../../state/store-builder.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
 import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
 import { taskIdToString } from '../task-id.ts';
 import type { Topology } from '../topology.ts';
+import { OperatorDrops } from './operator-drops.ts';
 import { isPromise, PendingWork } from './pending-work.ts';
 import type { RuntimeNodeRef, TaskServices } from './processor-context-impl.ts';
 import {
@@ -33,27 +32,24 @@ import type { InputRecord } from './records.ts';
 
 export type { TaskId } from '../task-id.ts';
 
-export interface StreamTaskOptions {
+/** The task's stores (factory, buffers, checkpoint, default serdes), for its ProcessorStateManager. */
+type StateOptions = Omit<
+  ProcessorStateManagerOptions,
+  'taskId' | 'applicationId' | 'partition' | 'onCommitRequested'
+>;
+
+export interface StreamTaskOptions extends StateOptions {
   id: TaskId;
   applicationId: string;
   topology: Topology;
   collector: RecordCollector;
-  /** The bytes store of each store; `builder` says its kind (a window store is time-segmented). */
-  storeFactory: (storeName: string, taskId: string, builder: StoreBuilder) => KeyValueBytesStore;
-  newBuffer?: ProcessorStateManagerOptions['newBuffer'];
   /** Told how many punctuators fired at once (the punctuate-rate metric). */
   onPunctuate?: (punctuators: number) => void;
-  /** Undefined: no checkpoint written or read. */
-  checkpointFile?: string;
-  maxUncommittedBytes?: number;
   /** Default: 'fail' (throw the DeserializationError). */
   deserializationExceptionHandler?: DeserializationHandler;
   logger?: Logger;
   /** Wall clock; default Date.now. */
   now?: () => number;
-  /** For sources, sinks and stores that were given no serde (Kafka's default.key.serde). */
-  defaultKeySerde?: Serde<unknown>;
-  defaultValueSerde?: Serde<unknown>;
 }
 
 let defaultLogger: Logger | undefined;
@@ -72,8 +68,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   private readonly options: StreamTaskOptions;
   private readonly logger: Logger;
-  private operatorDrops = 0;
-  private readonly dropReasons = new Set<string>();
+  private readonly operatorDrops: OperatorDrops;
   private readonly now: () => number;
   private readonly sources: Map<string, SourceRuntimeNode>;
   private readonly processors: ProcessorRuntimeNode[];
@@ -115,6 +110,7 @@ export class StreamTask implements TaskServices, SinkTarget {
           `(it has ${builder.subtopologyNodes().length})`,
       );
     }
+    this.operatorDrops = new OperatorDrops(this.logger);
     this.deserializer = new RecordDeserializer(options.deserializationExceptionHandler, this.logger);
     this.stateManager = new ProcessorStateManager({
       taskId: this.idString,
@@ -383,16 +379,11 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   /** Records dropped since the task was created: by the deserialization handler, or by an operator. */
   get droppedRecordsTotal(): number {
-    return this.deserializer.droppedRecordsTotal + this.operatorDrops;
+    return this.deserializer.droppedRecordsTotal + this.operatorDrops.total;
   }
 
   recordDropped(node: RuntimeNodeRef, reason: string): void {
-    this.operatorDrops++;
-    const what = `${node.name}: ${reason}`;
-    if (this.dropReasons.has(what)) return;
-    this.dropReasons.add(what);
-    const r = this.currentRecord;
-    this.logger.debug({ node: node.name, topic: r?.topic, offset: r?.offset }, `record dropped (${reason})`);
+    this.operatorDrops.record(node, reason, this.currentRecord);
   }
 
   get processedRecordsTotal(): number {
