@@ -3,6 +3,12 @@ import { ConfigError, SerdeError } from '../errors.ts';
 import type { Windowed } from '../windowed.ts';
 import type { Serde } from './serde.ts';
 
+function requireInner<K>(inner: Serde<K> | undefined): Serde<K> {
+  if (inner === undefined)
+    throw new ConfigError('A windowed key serde has no key serde: pass keySerde or set defaultKeySerde');
+  return inner;
+}
+
 /**
  * Java's TimeWindowedSerde: `[key][window start: int64]`; the end is start + window size (which the
  * bytes do not carry, so the reader must know it). Without an inner serde, the config's default
@@ -36,9 +42,7 @@ export class TimeWindowedSerde<K> implements Serde<Windowed<K>> {
   }
 
   private innerSerde(): Serde<K> {
-    if (this.inner === undefined)
-      throw new ConfigError('A windowed key serde has no key serde: pass keySerde or set defaultKeySerde');
-    return this.inner;
+    return requireInner(this.inner);
   }
 }
 
@@ -66,9 +70,7 @@ export class SessionWindowedSerde<K> implements Serde<Windowed<K>> {
   }
 
   private innerSerde(): Serde<K> {
-    if (this.inner === undefined)
-      throw new ConfigError('A windowed key serde has no key serde: pass keySerde or set defaultKeySerde');
-    return this.inner;
+    return requireInner(this.inner);
   }
 }
 
