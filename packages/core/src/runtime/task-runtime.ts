@@ -1,12 +1,7 @@
 // One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
 // its output buffer, and its input positions (where it is, and where its last commit was).
 import { join } from 'node:path';
-import {
-  type CheckpointEntry,
-  LevelKeyValueStore,
-  levelWindowBytesStore,
-  TransactionalBuffer,
-} from '@kstreams/state-store';
+import { type CheckpointEntry, TransactionalBuffer } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
@@ -20,6 +15,7 @@ import type { RecordQueue } from '../processor/internals/record-queue.ts';
 import { type InputRecord, type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
+import { levelBytesStores } from '../state/bytes-stores.ts';
 import type { StreamsMetrics } from './metrics.ts';
 
 export interface TaskRuntimeDeps {
@@ -63,14 +59,7 @@ export class TaskRuntime {
       applicationId: config.applicationId,
       topology,
       collector: this.collector,
-      storeFactory: (storeName, _taskId, builder) =>
-        builder.type === 'window' && builder.retentionMs !== undefined
-          ? levelWindowBytesStore({
-              name: storeName,
-              location: join(dir, storeName),
-              retentionMs: builder.retentionMs,
-            })
-          : new LevelKeyValueStore({ name: storeName, location: join(dir, storeName) }),
+      storeFactory: (_storeName, _taskId, builder) => builder.bytesStore(levelBytesStores(dir)),
       checkpointFile: join(dir, '.checkpoint'),
       maxUncommittedBytes: config.maxUncommittedBytes,
       defaultKeySerde: config.defaultKeySerde,

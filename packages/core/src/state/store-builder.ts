@@ -1,10 +1,16 @@
-import { type StoreSerde, type TransactionalBuffer, TypedKeyValueStore } from '@kstreams/state-store';
+import {
+  type KeyValueBytesStore,
+  type StoreSerde,
+  type TransactionalBuffer,
+  TypedKeyValueStore,
+} from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
+import type { BytesStoreFactory } from './bytes-stores.ts';
 import type { StateStore } from './state-store.ts';
 import { TimestampSkippingSerde, timestampSkipping } from './value-and-timestamp.ts';
 
-/** The store kinds a task can hold; session stores join this list. */
-export type StoreType = 'key-value' | 'window';
+/** The store kinds a task can hold. */
+export type StoreType = 'key-value' | 'window' | 'session';
 
 /**
  * How to create a store in each task: its name, serdes and whether its changes go to a changelog
@@ -24,11 +30,13 @@ export interface StoreBuilder<K = unknown, V = unknown> {
    * `valueSerde` reads the plain values (and is undefined when the config's default is meant).
    */
   readonly timestamped?: boolean;
-  /** Window stores: how long windows are kept after their end (by stream time), and their size. */
+  /** Window and session stores: how long windows are kept (by stream time); window stores' size. */
   readonly retentionMs?: number;
   readonly windowSizeMs?: number;
   withLoggingEnabled(): StoreBuilder<K, V>;
   withLoggingDisabled(): StoreBuilder<K, V>;
+  /** The bytes store under the task's buffer, of this builder's kind, from the runtime's or driver's factory. */
+  bytesStore(stores: BytesStoreFactory): KeyValueBytesStore;
   /** The store processors see, over the task's buffer, with the serdes resolved against the defaults. */
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore;
 }
@@ -49,6 +57,10 @@ class KeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
 
   withLoggingDisabled(): StoreBuilder<K, V> {
     return new KeyValueStoreBuilder(this.name, this.keySerde, this.valueSerde, false);
+  }
+
+  bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
+    return stores.keyValue(this.name);
   }
 
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
@@ -82,6 +94,10 @@ class TimestampedKeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
 
   withLoggingDisabled(): StoreBuilder<K, V> {
     return new TimestampedKeyValueStoreBuilder(this.name, this.keySerde, this.plainValueSerde, false);
+  }
+
+  bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
+    return stores.keyValue(this.name);
   }
 
   /** Seen through getStateStore, the store shows plain values, as Kafka Streams' facade does. */

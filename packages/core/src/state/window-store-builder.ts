@@ -1,6 +1,7 @@
-import type { StoreSerde, TransactionalBuffer } from '@kstreams/state-store';
+import type { KeyValueBytesStore, StoreSerde, TransactionalBuffer } from '@kstreams/state-store';
 import { ConfigError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
+import type { BytesStoreFactory } from './bytes-stores.ts';
 import type { StateStore } from './state-store.ts';
 import type { StoreBuilder } from './store-builder.ts';
 import { TimestampSkippingSerde, timestampSkipping } from './value-and-timestamp.ts';
@@ -66,6 +67,10 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
 
   withLoggingDisabled(): StoreBuilder<K, V> {
     return this.with(false);
+  }
+
+  bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
+    return stores.window(this.name, this.retentionMs);
   }
 
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {

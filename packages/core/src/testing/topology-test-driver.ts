@@ -1,10 +1,8 @@
-import {
-  type CheckpointEntry,
-  InMemoryKeyValueStore,
-  inMemoryWindowBytesStore,
-  type KeyValueBytesStore,
-  type KeyValueStore,
-  type TypedKeyValueStore,
+import type {
+  CheckpointEntry,
+  KeyValueBytesStore,
+  KeyValueStore,
+  TypedKeyValueStore,
 } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { DeserializationError } from '../errors.ts';
@@ -19,6 +17,7 @@ import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Headers } from '../processor/record.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
+import { inMemoryBytesStores } from '../state/bytes-stores.ts';
 import type { StoreBuilder } from '../state/store-builder.ts';
 import { timestampedView, type ValueAndTimestamp } from '../state/value-and-timestamp.ts';
 import type { ReadOnlyWindowStore, TypedWindowStore } from '../state/window-store.ts';
@@ -73,10 +72,7 @@ export class TopologyTestDriver {
     this.wallClockMs = config.initialWallClockTimeMs ?? Date.now();
     const storeFactory =
       config.storeFactory ??
-      ((name: string, _taskId: string, builder: StoreBuilder) =>
-        builder.type === 'window' && builder.retentionMs !== undefined
-          ? inMemoryWindowBytesStore({ name, retentionMs: builder.retentionMs })
-          : new InMemoryKeyValueStore(name));
+      ((_name: string, _taskId: string, builder: StoreBuilder) => builder.bytesStore(inMemoryBytesStores));
     for (const sub of topology.subtopologies(this.applicationId)) {
       const task = new StreamTask({
         id: { subtopology: sub.id, partition: 0 },

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import {
+  InMemoryKeyValueStore,
+  inMemorySessionBytesStore,
+  inMemoryWindowBytesStore,
+  type KeyValueBytesStore,
+  LevelKeyValueStore,
+  levelSessionBytesStore,
+  levelWindowBytesStore,
+} from '@kstreams/state-store';
+
+/**
+ * Where a task's bytes stores live: LevelDB under the task directory (the runtime) or memory (the
+ * test driver). Each store builder picks the kind it needs (`StoreBuilder.bytesStore`), so that a
+ * new store kind is one method on its builder, not a branch in every place that opens stores.
+ */
+export interface BytesStoreFactory {
+  keyValue(name: string): KeyValueBytesStore;
+  /** Time-segmented by window start; `retentionMs` by stream time. */
+  window(name: string, retentionMs: number): KeyValueBytesStore;
+  /** Time-segmented by session end. */
+  session(name: string, retentionMs: number): KeyValueBytesStore;
+}
+
+/** LevelDB stores in `<taskDir>/<storeName>/`. */
+export function levelBytesStores(taskDir: string): BytesStoreFactory {
+  const location = (name: string) => join(taskDir, name);
+  return {
+    keyValue: (name) => new LevelKeyValueStore({ name, location: location(name) }),
+    window: (name, retentionMs) => levelWindowBytesStore({ name, location: location(name), retentionMs }),
+    session: (name, retentionMs) => levelSessionBytesStore({ name, location: location(name), retentionMs }),
+  };
+}
+
+export const inMemoryBytesStores: BytesStoreFactory = {
+  keyValue: (name) => new InMemoryKeyValueStore(name),
+  window: (name, retentionMs) => inMemoryWindowBytesStore({ name, retentionMs }),
+  session: (name, retentionMs) => inMemorySessionBytesStore({ name, retentionMs }),
+};
