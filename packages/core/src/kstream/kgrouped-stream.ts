@@ -1,3 +1,4 @@
+import { TopologyError } from '../errors.ts';
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
@@ -6,8 +7,11 @@ import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
+import { SessionWindowedKStream } from './session-windowed-kstream.ts';
+import { SessionWindows } from './session-windows.ts';
+import { SlidingWindows } from './sliding-windows.ts';
 import { TimeWindowedKStream } from './time-windowed-kstream.ts';
-import type { TimeWindows } from './time-windows.ts';
+import { TimeWindows } from './time-windows.ts';
 
 /**
  * A grouped stream, ready to aggregate per key. If the key changed upstream, the aggregation
@@ -68,11 +72,25 @@ export class KGroupedStream<K, V> {
     );
   }
 
-  /** Cuts the grouped stream into time windows (tumbling or hopping) for windowed aggregations. */
-  windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V> {
-    return new TimeWindowedKStream(this.builder, windows, this.keySerde, this.valueSerde, (storeName) =>
-      this.parentFor(storeName),
-    );
+  /**
+   * Cuts the grouped stream into windows for windowed aggregations: time windows (tumbling or
+   * hopping), sliding windows, or sessions.
+   */
+  windowedBy(windows: TimeWindows | SlidingWindows): TimeWindowedKStream<K, V>;
+  windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>;
+  windowedBy(
+    windows: TimeWindows | SlidingWindows | SessionWindows,
+  ): TimeWindowedKStream<K, V> | SessionWindowedKStream<K, V> {
+    const parent = (storeName: string) => this.parentFor(storeName);
+    if (windows instanceof SessionWindows) {
+      return new SessionWindowedKStream(this.builder, windows, this.keySerde, this.valueSerde, parent);
+    }
+    if (!(windows instanceof TimeWindows || windows instanceof SlidingWindows)) {
+      throw new TopologyError(
+        'windowedBy needs TimeWindows, SlidingWindows or SessionWindows (e.g. TimeWindows.ofSizeWithNoGrace(60_000))',
+      );
+    }
+    return new TimeWindowedKStream(this.builder, windows, this.keySerde, this.valueSerde, parent);
   }
 
   private parentFor(storeName: string): string {

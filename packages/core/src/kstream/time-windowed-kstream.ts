@@ -2,24 +2,29 @@ import { TopologyError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
 import { TimeWindowedSerde } from '../serdes/windowed-serdes.ts';
+import { timestampedWindowStoreBuilder } from '../state/window-store-builder.ts';
 import type { Windowed } from '../windowed.ts';
+import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
+import { SlidingWindowAggregateProcessor } from './internals/sliding-window-aggregate-processor.ts';
 import { WindowAggregateProcessor } from './internals/window-aggregate-processor.ts';
-import { KTable } from './ktable.ts';
+import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
+import { SlidingWindows } from './sliding-windows.ts';
 import type { TimeWindows } from './time-windows.ts';
 
 /**
- * A grouped stream cut into time windows (Kafka Streams' TimeWindowedKStream). Each aggregation
+ * A grouped stream cut into time windows (Kafka Streams' TimeWindowedKStream): tumbling or hopping
+ * (TimeWindows) or sliding (SlidingWindows, KIP-450). Each aggregation
  * gives a table keyed by `Windowed<K>` whose key serde writes Java's time-windowed layout.
- * Records with a null key are skipped (a null value reaches the aggregator, as in Kafka Streams);
- * records for a closed window are dropped (late).
+ * Records with a null key are skipped (with time windows a null value reaches the aggregator; sliding
+ * windows skip it too, as in Kafka Streams); records for a closed window are dropped (late).
  */
 export class TimeWindowedKStream<K, V> {
   /** @internal */
   constructor(
     private readonly builder: InternalStreamsBuilder,
-    private readonly windows: TimeWindows,
+    private readonly windows: TimeWindows | SlidingWindows,
     private readonly keySerde: Serde<K> | undefined,
     private readonly valueSerde: Serde<V> | undefined,
     /** The node the windowed aggregation reads from, once it knows its store name (repartition). */
@@ -69,37 +74,29 @@ export class TimeWindowedKStream<K, V> {
     initializer: () => unknown,
     aggregator: (k: unknown, v: unknown, a: unknown) => unknown,
   ): KTable<Windowed<K>, VA> {
-    const { windows, builder } = this;
+    const { windows } = this;
+    const sliding = windows instanceof SlidingWindows;
+    const windowSizeMs = sliding ? windows.timeDifferenceMs : windows.sizeMs;
     const retentionMs = materialized.retentionMs ?? windows.retentionMs;
     if (retentionMs < windows.retentionMs) {
+      const minimum = sliding ? 'twice the time difference plus grace' : 'the window size plus grace';
       throw new TopologyError(
-        `Materialized retention (${retentionMs} ms) must be at least the window size plus grace (${windows.retentionMs} ms)`,
+        `Materialized retention (${retentionMs} ms) must be at least ${minimum} (${windows.retentionMs} ms)`,
       );
     }
-    const prefix = 'KSTREAM-AGGREGATE-';
-    const storeName = materialized.storeName ?? builder.newStoreName(prefix);
-    const name = builder.nameOr(materialized.name, prefix);
-    const keySerde = materialized.keySerde ?? this.keySerde;
-    const valueSerde = materialized.valueSerde ?? defaultValueSerde;
-    builder.addProcessor(
-      name,
-      () => new WindowAggregateProcessor(storeName, windows, initializer, aggregator),
-      [this.parent(storeName)],
-    );
-    builder.addWindowStore(
-      storeName,
-      { retentionMs, windowSizeMs: windows.sizeMs },
-      keySerde as Serde<unknown> | undefined,
-      valueSerde as Serde<unknown> | undefined,
-      materialized.loggingEnabled,
-      name,
-    );
-    return new KTable<Windowed<K>, VA>(
-      builder,
-      name,
-      new TimeWindowedSerde(keySerde, windows.sizeMs),
-      valueSerde,
-      storeName,
-    );
+    return addAggregation<K, VA, Windowed<K>>(this.builder, {
+      prefix: 'KSTREAM-AGGREGATE-',
+      materialized,
+      keySerde: this.keySerde,
+      defaultValueSerde,
+      parent: this.parent,
+      supplier: (storeName) =>
+        sliding
+          ? () => new SlidingWindowAggregateProcessor(storeName, windows, initializer, aggregator)
+          : () => new WindowAggregateProcessor(storeName, windows, initializer, aggregator),
+      store: (storeName, keySerde, valueSerde) =>
+        timestampedWindowStoreBuilder(storeName, { retentionMs, windowSizeMs }, keySerde, valueSerde),
+      tableKeySerde: (keySerde) => new TimeWindowedSerde(keySerde, windowSizeMs),
+    });
   }
 }

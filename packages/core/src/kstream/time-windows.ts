@@ -1,7 +1,7 @@
 import { TopologyError } from '../errors.ts';
 import type { Window } from '../windowed.ts';
 
-function requireDuration(what: string, ms: number, min: number): void {
+export function requireDuration(what: string, ms: number, min: number): void {
   if (!Number.isSafeInteger(ms) || ms < min) {
     throw new TopologyError(`${what} must be a whole number of ms >= ${min}, got ${ms}`);
   }

@@ -1,7 +1,13 @@
+import { sessionStoreBuilder } from './session-store-builder.ts';
 import { Stores as KeyValueStores } from './store-builder.ts';
 import { windowStoreBuilder } from './window-store-builder.ts';
 
-export type { KeyValueStore } from '@kstreams/state-store';
+export type {
+  KeyValueStore,
+  SessionEntry,
+  SessionStore,
+  SessionWindowedKey,
+} from '@kstreams/state-store';
 export type { Window, Windowed } from '../windowed.ts';
 export type { StateStore } from './state-store.ts';
 export type { StoreBuilder } from './store-builder.ts';
@@ -9,4 +15,4 @@ export type { ReadOnlyWindowStore, WindowStore, WindowStoreEntry } from './windo
 export type { WindowStoreOptions } from './window-store-builder.ts';
 
 /** Kafka Streams' Stores: builders of the stores a Processor API topology adds. */
-export const Stores = { ...KeyValueStores, windowStoreBuilder } as const;
+export const Stores = { ...KeyValueStores, windowStoreBuilder, sessionStoreBuilder } as const;

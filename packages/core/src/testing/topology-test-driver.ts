@@ -2,6 +2,7 @@ import type {
   CheckpointEntry,
   KeyValueBytesStore,
   KeyValueStore,
+  SessionStore,
   TypedKeyValueStore,
 } from '@kstreams/state-store';
 import type { Logger } from 'pino';
@@ -18,6 +19,7 @@ import type { Headers } from '../processor/record.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { inMemoryBytesStores } from '../state/bytes-stores.ts';
+import { type ReadOnlySessionStore, readOnlySessionStore } from '../state/session-store.ts';
 import type { StoreBuilder } from '../state/store-builder.ts';
 import { timestampedView, type ValueAndTimestamp } from '../state/value-and-timestamp.ts';
 import type { ReadOnlyWindowStore, TypedWindowStore } from '../state/window-store.ts';
@@ -148,6 +150,11 @@ export class TopologyTestDriver {
     return this.wallClockMs;
   }
 
+  /** Records skipped so far by every task: late, null keys, bad bytes (Kafka Streams' dropped-records-total). */
+  get droppedRecordsTotal(): number {
+    return this.tasks.reduce((n, task) => n + task.droppedRecordsTotal, 0);
+  }
+
   /**
    * The typed store (reads see uncommitted writes first, as processors do). Usable right away;
    * reads before the first awaited call of the driver throw, as stores open asynchronously.
@@ -183,6 +190,15 @@ export class TopologyTestDriver {
       fetchAll: (from, to) => store().fetchAll(from, to),
       all: () => store().all(),
     };
+  }
+
+  /** A session store (a session aggregation's): sessions by key, as Kafka Streams' driver gives it. */
+  getSessionStore<K, V>(name: string): ReadOnlySessionStore<K, V> {
+    if (this.topology.internalBuilder.storeBuilder(name)?.type !== 'session') {
+      throw new StreamsError(`State store '${name}' is not a session store`);
+    }
+    const store = this.typedStore<K, V>(name) as unknown as () => SessionStore<K, V>;
+    return readOnlySessionStore(name, store);
   }
 
   private typedStore<K, V>(name: string): () => TypedKeyValueStore<K, V> {

@@ -6,8 +6,7 @@ import {
   type SerdeWrapper,
 } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
-import { Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
-import { timestampedWindowStoreBuilder, type WindowStoreOptions } from '../../state/window-store-builder.ts';
+import { type StoreBuilder, Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
 import { DropNullKeyProcessor } from './kstream-processors.ts';
 
 /**
@@ -51,20 +50,11 @@ export class InternalStreamsBuilder {
     const builder = timestamped
       ? timestampedKeyValueStoreBuilder(storeName, keySerde, valueSerde)
       : Stores.keyValueStoreBuilder(storeName, keySerde, valueSerde);
-    this.topology.addStateStore(loggingEnabled === false ? builder.withLoggingDisabled() : builder, [
-      processorName,
-    ]);
+    this.addStateStore(builder, loggingEnabled, processorName);
   }
 
-  addWindowStore(
-    storeName: string,
-    options: WindowStoreOptions,
-    keySerde: Serde<unknown> | undefined,
-    valueSerde: Serde<unknown> | undefined,
-    loggingEnabled: boolean | undefined,
-    processorName: string,
-  ): void {
-    const builder = timestampedWindowStoreBuilder(storeName, options, keySerde, valueSerde);
+  /** Adds a store to the topology, connected to the processor that owns it. */
+  addStateStore(builder: StoreBuilder, loggingEnabled: boolean | undefined, processorName: string): void {
     this.topology.addStateStore(loggingEnabled === false ? builder.withLoggingDisabled() : builder, [
       processorName,
     ]);
