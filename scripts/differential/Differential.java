@@ -152,6 +152,77 @@ public final class Differential {
             .to("aggregated", Produced.with(S, L));
         break;
       }
+      // Sliding and session windows (packages/core/test/differential/scenarios-sliding-session.ts).
+      case "sliding-count":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(org.apache.kafka.streams.kstream.SlidingWindows.ofTimeDifferenceWithNoGrace(Duration.ofMillis(10)))
+            .count()
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("out", Produced.with(S, L));
+        break;
+      case "sliding-grace-reduce-aggregate": {
+        TimeWindowedKStream<String, String> sliding = builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(org.apache.kafka.streams.kstream.SlidingWindows.ofTimeDifferenceAndGrace(
+                Duration.ofMillis(10), Duration.ofMillis(5)));
+        sliding.reduce((a, b) -> a + "+" + b).toStream().selectKey(Differential::windowName).to("reduced");
+        sliding
+            .aggregate(() -> 0L, (k, v, total) -> total + v.length(), Materialized.with(S, L))
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("lengths", Produced.with(S, L));
+        break;
+      }
+      case "session-count":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(org.apache.kafka.streams.kstream.SessionWindows.ofInactivityGapWithNoGrace(Duration.ofMillis(5)))
+            .count()
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("out", Produced.with(S, L));
+        break;
+      case "session-grace-aggregations": {
+        org.apache.kafka.streams.kstream.SessionWindowedKStream<String, String> sessions =
+            builder.<String, String>stream("in")
+                .groupByKey()
+                .windowedBy(org.apache.kafka.streams.kstream.SessionWindows.ofInactivityGapAndGrace(
+                    Duration.ofMillis(5), Duration.ofMillis(3)));
+        sessions.count().toStream().selectKey(Differential::windowName).to("counts", Produced.with(S, L));
+        sessions.reduce((a, b) -> a + "+" + b).toStream().selectKey(Differential::windowName).to("reduced");
+        sessions
+            .aggregate(
+                () -> 0L,
+                (k, v, total) -> total + (v == null ? 100 : v.length()),
+                (k, a, b) -> a * 1000 + b,
+                Materialized.with(S, L))
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("lengths", Produced.with(S, L));
+        break;
+      }
+      case "session-docs-example":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(org.apache.kafka.streams.kstream.SessionWindows.ofInactivityGapWithNoGrace(Duration.ofMinutes(5)))
+            .count()
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("out", Produced.with(S, L));
+        break;
+      case "session-docs-example-retention":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(org.apache.kafka.streams.kstream.SessionWindows.ofInactivityGapWithNoGrace(Duration.ofMinutes(5)))
+            .count(Materialized.<String, Long, org.apache.kafka.streams.state.SessionStore<org.apache.kafka.common.utils.Bytes, byte[]>>with(S, L)
+                .withRetention(Duration.ofMinutes(10)))
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("out", Produced.with(S, L));
+        break;
+      // End of sliding and session windows.
       default:
         throw new IllegalArgumentException("No topology named " + name);
     }

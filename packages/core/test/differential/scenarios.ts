@@ -8,6 +8,7 @@ import { StreamsBuilder, TimeWindows } from '../../src/kstream/index.ts';
 import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
+import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -152,6 +153,7 @@ const topologies: Record<string, Build> = {
       .toStream()
       .to('aggregated', { valueSerde: L });
   },
+  ...slidingSessionTopologies,
 };
 
 export function ourTopology(name: string): Topology {
@@ -356,4 +358,5 @@ export const scenarios: Scenario[] = [
     ]),
     outputs: [longOut('reduced'), longOut('aggregated')],
   },
+  ...slidingSessionScenarios,
 ];

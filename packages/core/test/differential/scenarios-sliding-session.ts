@@ -1,0 +1,189 @@
+// The sliding- and session-window scenarios of the differential harness (their Java topologies
+// are one block in Differential.java): KIP-450's window creation (early records, out-of-order
+// ones, grace and late records), session merges with their tombstones, the merger, grace, and the
+// store's retention hiding sessions (Kafka Streams' own behaviour with the DSL guide's example).
+import type { Scenario, ScenarioInput } from '../../../../scripts/differential/kafka-streams.ts';
+import { SessionWindows, SlidingWindows, type StreamsBuilder } from '../../src/kstream/index.ts';
+import { Serdes } from '../../src/serdes/serdes.ts';
+import type { Windowed } from '../../src/windowed.ts';
+
+const S = Serdes.String();
+const L = Serdes.Long();
+const MINUTE = 60_000;
+
+const windowName = (key: Windowed<string>) => `${key.key}@${key.window.start}/${key.window.end}`;
+
+export const slidingSessionTopologies: Record<string, (builder: StreamsBuilder) => void> = {
+  'sliding-count': (b) =>
+    b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(SlidingWindows.ofTimeDifferenceWithNoGrace(10))
+      .count()
+      .toStream()
+      .selectKey(windowName)
+      .to('out', { valueSerde: L }),
+  'sliding-grace-reduce-aggregate': (b) => {
+    const sliding = b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(10, 5));
+    sliding
+      .reduce((a, v) => `${a}+${v}`)
+      .toStream()
+      .selectKey(windowName)
+      .to('reduced');
+    sliding
+      .aggregate(
+        () => 0,
+        (_k, v, total) => total + v.length,
+        { valueSerde: L },
+      )
+      .toStream()
+      .selectKey(windowName)
+      .to('lengths', { valueSerde: L });
+  },
+  'session-count': (b) =>
+    b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(5))
+      .count()
+      .toStream()
+      .selectKey(windowName)
+      .to('out', { valueSerde: L }),
+  'session-grace-aggregations': (b) => {
+    const sessions = b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(SessionWindows.ofInactivityGapAndGrace(5, 3));
+    sessions.count().toStream().selectKey(windowName).to('counts', { valueSerde: L });
+    sessions
+      .reduce((a, v) => `${a}+${v}`)
+      .toStream()
+      .selectKey(windowName)
+      .to('reduced');
+    sessions
+      .aggregate(
+        () => 0,
+        (_k, v, total) => total + (v === null ? 100 : v.length),
+        // Not commutative, so that the order in which sessions are merged shows.
+        (_k, a, b) => a * 1000 + b,
+        { valueSerde: L },
+      )
+      .toStream()
+      .selectKey(windowName)
+      .to('lengths', { valueSerde: L });
+  },
+  'session-docs-example': (b) =>
+    b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(5 * MINUTE))
+      .count()
+      .toStream()
+      .selectKey(windowName)
+      .to('out', { valueSerde: L }),
+  'session-docs-example-retention': (b) =>
+    b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(SessionWindows.ofInactivityGapWithNoGrace(5 * MINUTE))
+      .count({ keySerde: S, valueSerde: L, retentionMs: 10 * MINUTE })
+      .toStream()
+      .selectKey(windowName)
+      .to('out', { valueSerde: L }),
+};
+
+const into = (records: Array<[string | null, string | null, number]>): ScenarioInput[] =>
+  records.map(([key, value, timestamp]) => ({ topic: 'in', key, value, timestamp }));
+const longOut = (topic: string) => ({ topic, value: 'long' }) as const;
+
+/** Early records (before the time difference), in-order and out-of-order ones, two keys. */
+const slidingInput = into([
+  ['a', 'x', 1],
+  ['a', 'yy', 4],
+  ['b', 'zzz', 6],
+  ['a', 'w', 9],
+  ['a', 'v', 15],
+  ['a', 'uu', 12], // out of order, inside existing windows
+  ['b', 'ttt', 30],
+  ['a', 'ss', 40],
+  ['a', 'r', 38],
+  ['a', 'q', 40], // a second record at the same time
+  ['b', 'p', 31],
+  ['a', null, 41], // null value: skipped by sliding windows
+  [null, 'n', 42], // null key: skipped
+  ['a', 'o', 52],
+  ['a', 'late', 29], // 29 + 10 < 52 - 5: late
+  ['a', 'm', 40], // in time: 40 + 10 >= 47, but its left window [30;40] has closed
+]);
+
+/** Bridges between sessions, extensions on each side, late records, null keys and values. */
+const sessionInput = into([
+  ['a', 'x', 10],
+  ['a', 'yy', 20],
+  ['b', 'zzz', 12],
+  ['a', 'w', 15], // bridges [10;10] and [20;20]
+  ['a', 'v', 24], // extends [10;20]
+  ['b', 'u', 8], // extends [12;12] backwards
+  ['a', null, 30], // null value: counted, a new session
+  [null, 'n', 31], // null key: skipped
+  ['a', 'tt', 27], // bridges [10;24] and [30;30]
+  ['b', 'late', 2], // 2 < 30 - 5 - grace
+  ['a', 'ss', 40],
+  ['a', 'r', 36], // bridges again
+  ['b', 'q', 60],
+  ['a', 'old', 33], // merged session ends 40 < 60 - 5 - 3: late
+]);
+
+/** Kafka Streams' DSL guide: green at 0, 6, 4 minutes, blue at 2, 5, 11 minutes. */
+const docsInput = into([
+  ['green', 'x', 0],
+  ['green', 'x', 6 * MINUTE],
+  ['blue', 'x', 2 * MINUTE],
+  ['green', 'x', 4 * MINUTE],
+  ['blue', 'x', 5 * MINUTE],
+  ['blue', 'x', 11 * MINUTE],
+]);
+
+export const slidingSessionScenarios: Scenario[] = [
+  {
+    name: 'sliding count: early records, right windows, no empty windows',
+    topology: 'sliding-count',
+    inputs: slidingInput,
+    outputs: [longOut('out')],
+  },
+  {
+    name: 'sliding reduce and aggregate with grace: late records, null keys and values',
+    topology: 'sliding-grace-reduce-aggregate',
+    inputs: slidingInput,
+    outputs: [{ topic: 'reduced', value: 'string' }, longOut('lengths')],
+  },
+  {
+    // Without grace a session is past the store's retention (gap + grace) once a later one exists,
+    // so nothing bridges two sessions here, in Kafka Streams too: a record joins the newest only.
+    name: 'session count without grace: extensions (tombstone, then the longer session), no bridging',
+    topology: 'session-count',
+    inputs: sessionInput,
+    outputs: [longOut('out')],
+  },
+  {
+    name: 'session count, reduce and aggregate with grace: a bridge merges two sessions with the merger',
+    topology: 'session-grace-aggregations',
+    inputs: sessionInput,
+    outputs: [longOut('counts'), { topic: 'reduced', value: 'string' }, longOut('lengths')],
+  },
+  {
+    name: 'session DSL guide example, default retention (gap + grace hides the old session)',
+    topology: 'session-docs-example',
+    inputs: docsInput,
+    outputs: [longOut('out')],
+  },
+  {
+    name: 'session DSL guide example with a 10-minute retention (the guide’s merge)',
+    topology: 'session-docs-example-retention',
+    inputs: docsInput,
+    outputs: [longOut('out')],
+  },
+];
