@@ -44,7 +44,11 @@ export { Serdes } from './serdes/serdes.ts';
 export { WindowedSerdes } from './serdes/windowed-serdes.ts';
 export type {
   KeyValueStore,
+  ReadOnlySessionStore,
   ReadOnlyWindowStore,
+  SessionEntry,
+  SessionStore,
+  SessionWindowedKey,
   StateStore,
   StoreBuilder,
   Window,

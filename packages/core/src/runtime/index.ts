@@ -10,3 +10,4 @@ export {
 } from './kafka-streams.ts';
 export type { TaskMetadata, TaskPartitionMetadata, ThreadMetadata } from './local-metadata.ts';
 export type { StreamsMetrics } from './metrics.ts';
+export { type QueryableStoreType, QueryableStoreTypes } from './queryable-store-types.ts';

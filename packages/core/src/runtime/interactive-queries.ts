@@ -7,7 +7,7 @@ import type { StreamsAdmin } from '../kafka/admin.ts';
 import { partitionForKey } from '../processor/internals/partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
-import type { StoreBuilder } from '../state/store-builder.ts';
+import type { StoreBuilder, StoreType } from '../state/store-builder.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
 export interface ReadOnlyKeyValueStore<K, V> {
@@ -58,11 +58,13 @@ function storeSerdes(
   return { builder, keySerde, valueSerde };
 }
 
-export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyKeyValueStore<K, V> {
+/**
+ * The store processors see (the builder's view) over a fresh, empty buffer on each local task's
+ * bytes store: exactly what was committed.
+ */
+export function committedViews<S>(deps: QueryDeps, storeName: string): () => S[] {
   const { builder, keySerde, valueSerde } = storeSerdes(deps, storeName);
-  // A fresh, empty buffer over the task's bytes store reads exactly what was committed; the
-  // builder makes the same view processors get (plain values, also of a timestamped store).
-  const views = () =>
+  return () =>
     deps
       .tasks()
       .filter((t) => t.task.storeNames.includes(storeName))
@@ -72,8 +74,29 @@ export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnl
             new TransactionalBuffer(t.task.storeFor(storeName)),
             keySerde as StoreSerde<unknown>,
             valueSerde as StoreSerde<unknown>,
-          ) as unknown as TypedKeyValueStore<K, V>,
+          ) as unknown as S,
       );
+}
+
+const QUERY_TYPE_OF: Record<StoreType, string> = {
+  'key-value': 'keyValueStore()',
+  window: 'windowStore()',
+  session: 'sessionStore()',
+};
+
+/** Checks that the store is of the kind asked for; otherwise says which query type fits it. */
+export function requireStoreType(deps: QueryDeps, storeName: string, type: StoreType): void {
+  const actual = storeSerdes(deps, storeName).builder.type;
+  if (actual !== type) {
+    throw new StreamsError(
+      `State store '${storeName}' is a ${actual} store, not a ${type} store; query it with QueryableStoreTypes.${QUERY_TYPE_OF[actual]}`,
+    );
+  }
+}
+
+export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyKeyValueStore<K, V> {
+  // The builder makes the same view processors get (plain values, also of a timestamped store).
+  const views = committedViews<TypedKeyValueStore<K, V>>(deps, storeName);
   async function* concat(pick: (s: TypedKeyValueStore<K, V>) => AsyncIterableIterator<{ key: K; value: V }>) {
     for (const v of views()) yield* pick(v);
   }

@@ -22,6 +22,7 @@ import {
 } from './interactive-queries.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
+import type { QueryableStoreType } from './queryable-store-types.ts';
 import { StreamThread } from './stream-thread.ts';
 
 export interface StreamsMetadata {
@@ -153,8 +154,11 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    * A read-only view of a state store across this instance's running tasks, reading committed
    * data only. Keys of tasks that run on other instances are not here: see queryMetadataForKey.
    */
-  store<K = unknown, V = unknown>(storeName: string): ReadOnlyKeyValueStore<K, V> {
-    return readOnlyStore<K, V>(this.queries, storeName);
+  store<K = unknown, V = unknown>(storeName: string): ReadOnlyKeyValueStore<K, V>;
+  /** The same for any store kind: `store(name, QueryableStoreTypes.sessionStore())` (or windowStore()). */
+  store<T>(storeName: string, type: QueryableStoreType<T>): T;
+  store(storeName: string, type?: QueryableStoreType<unknown>): unknown {
+    return type === undefined ? readOnlyStore(this.queries, storeName) : type.open(this.queries, storeName);
   }
 
   /** Which partition holds `key` in the store, and which instance (`applicationServer`) runs it. */

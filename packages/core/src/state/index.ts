@@ -9,6 +9,7 @@ export type {
   SessionWindowedKey,
 } from '@kstreams/state-store';
 export type { Window, Windowed } from '../windowed.ts';
+export type { ReadOnlySessionStore } from './session-store.ts';
 export type { StateStore } from './state-store.ts';
 export type { StoreBuilder } from './store-builder.ts';
 export type { ReadOnlyWindowStore, WindowStore, WindowStoreEntry } from './window-store.ts';

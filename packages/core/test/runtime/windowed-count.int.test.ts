@@ -3,7 +3,14 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
-import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/index.ts';
+import {
+  KafkaStreams,
+  QueryableStoreTypes,
+  Serdes,
+  StreamsBuilder,
+  TimeWindows,
+  WindowedSerdes,
+} from '../../src/index.ts';
 import {
   produce,
   stopAfterEach,
@@ -77,6 +84,17 @@ describe('windowed count on the broker', () => {
       'counts of 4',
     );
     await reader.stop();
+    // Interactive query of the committed windows of one key.
+    const windows = app.store('per-minute', QueryableStoreTypes.windowStore<string, number>());
+    expect(windows.fetch('u0', base + SIZE)).toBe(4);
+    const fetched = [];
+    for await (const w of windows.fetch('u0', base, base + 2 * SIZE))
+      fetched.push([w.timestamp - base, w.value]);
+    expect(fetched).toEqual([
+      [0, 4],
+      [SIZE, 4],
+      [2 * SIZE, 4],
+    ]);
     await app.close();
 
     const admin = testKafka().admin();
