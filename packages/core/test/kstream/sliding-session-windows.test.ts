@@ -177,7 +177,7 @@ describe('SessionWindows', () => {
   it('the DSL guide: 5-minute gap, green at 0, 6, 4 and blue at 2, 5, 11 minutes', async () => {
     // The store keeps sessions for gap + grace after stream time, as Kafka Streams' does: with no
     // grace, green's [0;0] is gone (hidden) by the time the record at 4 arrives (stream time 6), in
-    // Kafka Streams too (the differential scenario "session docs example, default retention"). The
+    // Kafka Streams too (the differential scenario "session DSL guide example, default retention"). The
     // guide's picture needs a longer retention, which is what Materialized's retention is for.
     const windows = SessionWindows.ofInactivityGapWithNoGrace(5 * MINUTE);
     driver = new TopologyTestDriver(sessionCount(windows, 10 * MINUTE), { applicationId: 'sess' });

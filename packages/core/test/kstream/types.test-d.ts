@@ -4,13 +4,18 @@ import {
   type KGroupedTable,
   type KStream,
   type KTable,
+  type SessionWindowedKStream,
+  SessionWindows,
+  SlidingWindows,
   StreamsBuilder,
+  type TimeWindowedKStream,
 } from '../../src/kstream/index.ts';
 import type { FixedKeyProcessorContext, ProcessorContext } from '../../src/processor/processor.ts';
 import type { FixedKeyRecord, Record } from '../../src/processor/record.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { TestOutputTopic } from '../../src/testing/index.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
+import type { Windowed } from '../../src/windowed.ts';
 
 interface Order {
   id: string;
@@ -115,5 +120,24 @@ describe('DSL types flow through the chain', () => {
     expectTypeOf(
       driver.createOutputTopic('out', Serdes.String(), Serdes.Long()).readKeyValuesToMap(),
     ).toEqualTypeOf<Map<string, number | null>>();
+  });
+});
+
+describe('windowedBy gives the windowed stream of its windows', () => {
+  const grouped = new StreamsBuilder().stream<string, string>('in').groupByKey();
+
+  it('sliding windows give a TimeWindowedKStream, sessions a SessionWindowedKStream', () => {
+    const sliding = grouped.windowedBy(SlidingWindows.ofTimeDifferenceWithNoGrace(10));
+    expectTypeOf(sliding).toEqualTypeOf<TimeWindowedKStream<string, string>>();
+    const sessions = grouped.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(10));
+    expectTypeOf(sessions).toEqualTypeOf<SessionWindowedKStream<string, string>>();
+    expectTypeOf(sessions.count()).toEqualTypeOf<KTable<Windowed<string>, number>>();
+    expectTypeOf(
+      sessions.aggregate(
+        () => 0,
+        (_k, v, a) => a + v.length,
+        (_k, a, b) => a + b,
+      ),
+    ).toEqualTypeOf<KTable<Windowed<string>, number>>();
   });
 });
