@@ -52,6 +52,7 @@ export class TimeWindowedKStream<K, V> {
       this.valueSerde,
       () => null,
       (_k, v, agg) => (agg === null ? v : reducer(agg as V, v as V)),
+      'KSTREAM-REDUCE-',
     );
   }
 
@@ -73,6 +74,7 @@ export class TimeWindowedKStream<K, V> {
     defaultValueSerde: Serde<VA> | undefined,
     initializer: () => unknown,
     aggregator: (k: unknown, v: unknown, a: unknown) => unknown,
+    prefix = 'KSTREAM-AGGREGATE-',
   ): KTable<Windowed<K>, VA> {
     const { windows } = this;
     const sliding = windows instanceof SlidingWindows;
@@ -85,7 +87,7 @@ export class TimeWindowedKStream<K, V> {
       );
     }
     return addAggregation<K, VA, Windowed<K>>(this.builder, {
-      prefix: 'KSTREAM-AGGREGATE-',
+      prefix,
       materialized,
       keySerde: this.keySerde,
       defaultValueSerde,

@@ -327,3 +327,22 @@ describe('SessionWindows', () => {
     ).toThrow(/needs a merger/);
   });
 });
+
+describe('generated names', () => {
+  it('windowed reduces name their processor and store KSTREAM-REDUCE-, as Kafka Streams does', () => {
+    const builder = new StreamsBuilder();
+    const grouped = builder.stream<string, string>('in').groupByKey();
+    grouped.windowedBy(SlidingWindows.ofTimeDifferenceWithNoGrace(10)).reduce((a, b) => a + b);
+    grouped.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(10)).reduce((a, b) => a + b);
+    grouped.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(10)).count();
+    const stores = builder
+      .build()
+      .subtopologies('app')
+      .flatMap((s) => s.stores.map((st) => st.changelogTopic));
+    expect(stores).toEqual([
+      'app-KSTREAM-REDUCE-STATE-STORE-0000000001-changelog',
+      'app-KSTREAM-REDUCE-STATE-STORE-0000000003-changelog',
+      'app-KSTREAM-AGGREGATE-STATE-STORE-0000000005-changelog',
+    ]);
+  });
+});
