@@ -105,6 +105,11 @@ const slidingInput = into([
   ['a', 'yy', 4],
   ['b', 'zzz', 6],
   ['a', 'w', 9],
+  ['c', 'k', 8], // early records out of order: [0;10] and their right windows
+  ['c', 'j', 3],
+  ['c', 'i', 5],
+  ['c', 'h', 12],
+  ['c', 'g', 1], // late without grace (1 + 10 < 12), in time with it
   ['a', 'v', 15],
   ['a', 'uu', 12], // out of order, inside existing windows
   ['b', 'ttt', 30],
