@@ -66,7 +66,7 @@ export interface SubtopologyInfo {
   /** Static sink topics (dynamic topic extractors are not listed); includes repartition sinks. */
   sinkTopics: string[];
   repartitionSinkTopics: string[];
-  /** `retentionMs`: a window store's, which its changelog keeps (plus a day) besides compacting. */
+  /** `retentionMs`: a window or session store's, which its changelog keeps (plus a day) besides compacting. */
   stores: Array<{ name: string; changelogTopic: string | null; retentionMs?: number }>;
 }
 
