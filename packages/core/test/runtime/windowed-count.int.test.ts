@@ -1,7 +1,10 @@
 // A windowed count on the real broker under exactly_once: LevelDB window segments, the changelog
-// (compact,delete with the store's retention plus a day), and a restore into a wiped state dir.
+// (compact,delete with the store's retention plus a day), a restore into a wiped state dir, and
+// a Java consumer with Kafka Streams' own windowed deserializer reading the same output.
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runJava } from '../../../../scripts/differential/java.ts';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/index.ts';
 import {
@@ -17,6 +20,19 @@ import {
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 const SIZE = 60_000;
+const javaReader = fileURLToPath(
+  new URL('../../../../scripts/differential/WindowedReader.java', import.meta.url),
+);
+
+interface WindowedRow {
+  key: string;
+  start: number;
+  end: number;
+  count: number | null;
+  timestamp: number;
+  partition: number;
+  offset: number;
+}
 
 describe('windowed count on the broker', () => {
   it('counts per window exactly once, keeps its changelog as Kafka Streams does, and restores it', async () => {
@@ -56,15 +72,20 @@ describe('windowed count on the broker', () => {
       const serde = WindowedSerdes.timeWindowedSerdeFrom(Serdes.String(), SIZE);
       const consumer = testKafka().consumer({ groupId: uniqueName('reader'), readUncommitted: false });
       const seen = new Map<string, number>();
+      const rows: WindowedRow[] = [];
       await consumer.connect();
       await consumer.subscribe({ topic: output, fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) => {
+        eachMessage: async ({ partition, message }) => {
           const w = serde.deserialize(message.key!);
-          seen.set(`${w.key}@${(w.window.start - base) / SIZE}`, Number(message.value!.readBigInt64BE(0)));
+          const count = Number(message.value!.readBigInt64BE(0));
+          seen.set(`${w.key}@${(w.window.start - base) / SIZE}`, count);
+          const { start, end } = w.window;
+          const [timestamp, offset] = [Number(message.timestamp), Number(message.offset)];
+          rows.push({ key: w.key, start, end, count, timestamp, partition, offset });
         },
       });
-      return { seen, stop: () => consumer.disconnect() };
+      return { seen, rows, stop: () => consumer.disconnect() };
     };
 
     await produce(input, records(1));
@@ -78,6 +99,15 @@ describe('windowed count on the broker', () => {
     );
     await reader.stop();
     await app.close();
+
+    // Java reads the same records: same windows (start and end), counts and timestamps.
+    const byPosition = (a: WindowedRow, b: WindowedRow) => a.partition - b.partition || a.offset - b.offset;
+    const java = (
+      JSON.parse(runJava(javaReader, [testBrokers().join(','), output, String(SIZE)])) as WindowedRow[]
+    ).sort(byPosition);
+    expect(java).toHaveLength(120);
+    expect(java.every((r) => r.end === r.start + SIZE)).toBe(true);
+    expect(java).toEqual([...reader.rows].sort(byPosition));
 
     const admin = testKafka().admin();
     await admin.connect();
