@@ -1,6 +1,11 @@
 export type { RestoreProgress } from '../metrics/streams-metrics-recorder.ts';
 export { partitionForKey } from '../processor/internals/partitioner.ts';
-export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-queries.ts';
+export {
+  type KeyQueryMetadata,
+  type QueryableStoreType,
+  QueryableStoreTypes,
+  type ReadOnlyKeyValueStore,
+} from './interactive-queries.ts';
 export {
   KafkaStreams,
   type KafkaStreamsState,

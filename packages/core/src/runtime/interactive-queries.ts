@@ -8,6 +8,7 @@ import { partitionForKey } from '../processor/internals/partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import type { StoreBuilder } from '../state/store-builder.ts';
+import type { ReadOnlyWindowStore, WindowStoreEntry } from '../state/window-store.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
 export interface ReadOnlyKeyValueStore<K, V> {
@@ -58,11 +59,38 @@ function storeSerdes(
   return { builder, keySerde, valueSerde };
 }
 
-export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyKeyValueStore<K, V> {
+/** Which kind of store a query expects (Kafka Streams' QueryableStoreType). */
+export interface QueryableStoreType<S> {
+  readonly kind: 'key-value' | 'window';
+  /** Carries the store type S for the compiler only. */
+  readonly view?: (store: S) => void;
+}
+
+/** Kafka Streams' QueryableStoreTypes: what `KafkaStreams.store(name, type)` gives. */
+export const QueryableStoreTypes = {
+  keyValueStore<K, V>(): QueryableStoreType<ReadOnlyKeyValueStore<K, V>> {
+    return { kind: 'key-value' };
+  },
+  windowStore<K, V>(): QueryableStoreType<ReadOnlyWindowStore<K, V>> {
+    return { kind: 'window' };
+  },
+};
+
+/**
+ * The store's typed view in each running task that has it. A fresh, empty buffer over the task's
+ * bytes store reads exactly what was committed; the builder makes the same view processors get
+ * (plain values, also of a timestamped store).
+ */
+function taskViews<S>(deps: QueryDeps, storeName: string, kind: QueryableStoreType<S>['kind']): () => S[] {
   const { builder, keySerde, valueSerde } = storeSerdes(deps, storeName);
-  // A fresh, empty buffer over the task's bytes store reads exactly what was committed; the
-  // builder makes the same view processors get (plain values, also of a timestamped store).
-  const views = () =>
+  if (builder.type !== kind) {
+    const ask =
+      builder.type === 'window' ? 'QueryableStoreTypes.windowStore()' : 'QueryableStoreTypes.keyValueStore()';
+    throw new StreamsError(
+      `State store '${storeName}' is a ${builder.type} store, not a ${kind} store; query it with ${ask}`,
+    );
+  }
+  return () =>
     deps
       .tasks()
       .filter((t) => t.task.storeNames.includes(storeName))
@@ -72,11 +100,16 @@ export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnl
             new TransactionalBuffer(t.task.storeFor(storeName)),
             keySerde as StoreSerde<unknown>,
             valueSerde as StoreSerde<unknown>,
-          ) as unknown as TypedKeyValueStore<K, V>,
+          ) as unknown as S,
       );
-  async function* concat(pick: (s: TypedKeyValueStore<K, V>) => AsyncIterableIterator<{ key: K; value: V }>) {
-    for (const v of views()) yield* pick(v);
-  }
+}
+
+async function* concat<S, T>(views: S[], pick: (s: S) => AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+  for (const v of views) yield* pick(v);
+}
+
+export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyKeyValueStore<K, V> {
+  const views = taskViews<TypedKeyValueStore<K, V>>(deps, storeName, 'key-value');
   return {
     get(key: K) {
       for (const v of views()) {
@@ -85,13 +118,39 @@ export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnl
       }
       return undefined;
     },
-    range: (from?: K, to?: K) => concat((v) => v.range(from, to)),
-    all: () => concat((v) => v.all()),
+    range: (from?: K, to?: K) => concat(views(), (v) => v.range(from, to)),
+    all: () => concat(views(), (v) => v.all()),
     async approximateNumEntries() {
       let n = 0;
       for (const v of views()) n += await v.approximateNumEntries();
       return n;
     },
+  };
+}
+
+/** A window store across this instance's tasks: a key's windows live in one task, so order holds per key. */
+export function readOnlyWindowStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyWindowStore<K, V> {
+  const views = taskViews<ReadOnlyWindowStore<K, V>>(deps, storeName, 'window');
+  function fetch(key: K, windowStart: number): V | undefined;
+  function fetch(key: K, timeFrom: number, timeTo: number): AsyncIterableIterator<WindowStoreEntry<V>>;
+  function fetch(
+    key: K,
+    from: number,
+    to?: number,
+  ): V | undefined | AsyncIterableIterator<WindowStoreEntry<V>> {
+    if (to !== undefined) return concat(views(), (v) => v.fetch(key, from, to));
+    for (const v of views()) {
+      const found = v.fetch(key, from);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  return {
+    name: storeName,
+    fetch,
+    backwardFetch: (key, from, to) => concat(views(), (v) => v.backwardFetch(key, from, to)),
+    fetchAll: (from, to) => concat(views(), (v) => v.fetchAll(from, to)),
+    all: () => concat(views(), (v) => v.all()),
   };
 }
 

@@ -16,9 +16,11 @@ import type { Serde } from '../serdes/serde.ts';
 import {
   type KeyQueryMetadata,
   KeyQueryResolver,
+  type QueryableStoreType,
   type QueryDeps,
   type ReadOnlyKeyValueStore,
   readOnlyStore,
+  readOnlyWindowStore,
 } from './interactive-queries.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
@@ -153,8 +155,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    * A read-only view of a state store across this instance's running tasks, reading committed
    * data only. Keys of tasks that run on other instances are not here: see queryMetadataForKey.
    */
-  store<K = unknown, V = unknown>(storeName: string): ReadOnlyKeyValueStore<K, V> {
-    return readOnlyStore<K, V>(this.queries, storeName);
+  store<K = unknown, V = unknown>(storeName: string): ReadOnlyKeyValueStore<K, V>;
+  /** The same, for the store kind given (Kafka Streams' `store(StoreQueryParameters...)`). */
+  store<S>(storeName: string, type: QueryableStoreType<S>): S;
+  store(storeName: string, type?: QueryableStoreType<unknown>): unknown {
+    if (type?.kind === 'window') return readOnlyWindowStore(this.queries, storeName);
+    return readOnlyStore(this.queries, storeName);
   }
 
   /** Which partition holds `key` in the store, and which instance (`applicationServer`) runs it. */

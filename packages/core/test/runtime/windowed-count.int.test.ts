@@ -1,12 +1,21 @@
 // A windowed count on the real broker under exactly_once: LevelDB window segments, the changelog
 // (compact,delete with the store's retention plus a day), a restore into a wiped state dir, and
-// a Java consumer with Kafka Streams' own windowed deserializer reading the same output.
-import { rmSync } from 'node:fs';
+// a Java consumer with Kafka Streams' own windowed deserializer reading the same output,
+// interactive queries of the window store, and retention dropping old segments from disk.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runJava } from '../../../../scripts/differential/java.ts';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
-import { KafkaStreams, Serdes, StreamsBuilder, TimeWindows, WindowedSerdes } from '../../src/index.ts';
+import {
+  KafkaStreams,
+  QueryableStoreTypes,
+  Serdes,
+  StreamsBuilder,
+  TimeWindows,
+  WindowedSerdes,
+} from '../../src/index.ts';
 import {
   produce,
   stopAfterEach,
@@ -35,7 +44,7 @@ interface WindowedRow {
 }
 
 describe('windowed count on the broker', () => {
-  it('counts per window exactly once, keeps its changelog as Kafka Streams does, and restores it', async () => {
+  it('counts per window exactly once, keeps its changelog as Kafka Streams does, restores it, answers window queries and drops expired segments', async () => {
     const input = await topics.create('wc-in', 2);
     const output = await topics.create('wc-out', 2);
     const applicationId = uniqueName('windowed-app');
@@ -136,6 +145,50 @@ describe('windowed count on the broker', () => {
       60_000,
       'counts of 8',
     );
+
+    // Interactive queries of the window store, through the app.
+    const windows = app.store('per-minute', QueryableStoreTypes.windowStore<string, number>());
+    const starts = [0, 1, 2].map((m) => base + m * SIZE);
+    const collect = async <T>(it: AsyncIterable<T>) => {
+      const out: T[] = [];
+      for await (const x of it) out.push(x);
+      return out;
+    };
+    expect(await collect(windows.fetch('u3', base, base + 2 * SIZE))).toEqual(
+      starts.map((timestamp) => ({ timestamp, value: 8 })),
+    );
+    expect(await collect(windows.backwardFetch('u3', base, base + 2 * SIZE))).toEqual(
+      starts.map((timestamp) => ({ timestamp, value: 8 })).reverse(),
+    );
+    expect(windows.fetch('u3', base + SIZE)).toBe(8);
+    expect(windows.fetch('u3', base + 3 * SIZE)).toBeUndefined();
+    const firstMinute = await collect(windows.fetchAll(base, base));
+    expect(firstMinute.map((e) => e.key.key).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `u${i}`));
+    expect(firstMinute.every((e) => e.key.window.end === base + SIZE && e.value === 8)).toBe(true);
+    expect(() => app.store('per-minute')).toThrow(/is a window store.*QueryableStoreTypes\.windowStore\(\)/);
+
+    // Retention (11 minutes): once stream time is 30 minutes on, the old windows' segments are
+    // gone from disk and queries find nothing for them.
+    const storeDirs = () =>
+      readdirSync(join(stateDir, applicationId)).flatMap((task) => {
+        const dir = join(stateDir, applicationId, task, 'per-minute');
+        return existsSync(dir) ? readdirSync(dir).map((segment) => Number(segment.split('.').pop())) : [];
+      });
+    expect(storeDirs().some((start) => start <= base + 2 * SIZE)).toBe(true);
+    await produce(
+      input,
+      Array.from({ length: 10 }, (_, i) => ({ key: `u${i}`, value: 'later', timestamp: base + 30 * SIZE })),
+    );
+    await waitFor(() => reader.seen.size === 40, 60_000, 'the windows 30 minutes on');
+    await waitFor(
+      () => storeDirs().every((start) => start > base + 2 * SIZE),
+      30_000,
+      'old segments removed',
+    );
+    expect(storeDirs().length).toBeGreaterThan(0);
+    expect(await collect(windows.fetch('u3', base, base + 2 * SIZE))).toEqual([]);
+    expect(await collect(windows.fetchAll(0, base + 29 * SIZE))).toEqual([]);
+    expect(await collect(windows.fetchAll(base + 30 * SIZE, base + 30 * SIZE))).toHaveLength(10);
     await reader.stop();
   });
 });
