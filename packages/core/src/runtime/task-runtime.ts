@@ -6,6 +6,7 @@ import {
   LevelKeyValueStore,
   levelWindowBytesStore,
   TransactionalBuffer,
+  type UncommittedBytesBudget,
 } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
@@ -29,6 +30,8 @@ export interface TaskRuntimeDeps {
   metrics: StreamsMetrics;
   recorder: StreamsMetricsRecorder;
   logger: Logger;
+  /** The instance's one bound on uncommitted store bytes (maxUncommittedBytes), shared by its tasks. */
+  uncommittedBytes: UncommittedBytesBudget;
   producerFor(taskId: string): TaskProducer;
 }
 
@@ -72,7 +75,7 @@ export class TaskRuntime {
             })
           : new LevelKeyValueStore({ name: storeName, location: join(dir, storeName) }),
       checkpointFile: join(dir, '.checkpoint'),
-      maxUncommittedBytes: config.maxUncommittedBytes,
+      uncommittedBytes: deps.uncommittedBytes,
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
