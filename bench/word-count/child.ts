@@ -4,6 +4,7 @@
 import { rm } from 'node:fs/promises';
 import { KafkaStreams } from '../../packages/core/src/index.ts';
 import { wordCountTopology } from '../../packages/examples/src/word-count/topology.ts';
+import { countTopology, windowedCountTopology } from '../windowed-count/topologies.ts';
 import { handWrittenWordCount } from './handwritten.ts';
 import type { ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
 
@@ -40,8 +41,15 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
     };
   }
   // The example's topology, so that the benchmark measures what users run.
-  const topology = wordCountTopology(args.inputTopic, args.outputTopic);
-  const source = 'packages/examples/src/word-count/topology.ts';
+  const [topology, source] =
+    args.topology === 'count'
+      ? [countTopology(args.inputTopic, args.outputTopic), 'bench/windowed-count/topologies.ts']
+      : args.topology === 'windowed-count'
+        ? [windowedCountTopology(args.inputTopic, args.outputTopic), 'bench/windowed-count/topologies.ts']
+        : [
+            wordCountTopology(args.inputTopic, args.outputTopic),
+            'packages/examples/src/word-count/topology.ts',
+          ];
   const streams = new KafkaStreams(topology, {
     applicationId: args.appId,
     brokers: args.brokers,

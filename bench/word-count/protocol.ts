@@ -17,6 +17,8 @@ export interface ChildArgs {
   stateDir: string;
   /** The hand-written app's messages per sendBatch call (0: one call per consumer batch). */
   sendChunk: number;
+  /** What a kstreams app runs (default: the example's word count); see bench/windowed-count.bench.ts. */
+  topology?: 'word-count' | 'count' | 'windowed-count';
 }
 
 export type ParentMessage = { type: 'start' } | { type: 'stop' };

@@ -1,4 +1,9 @@
-export { TransactionalBuffer, type TransactionalBufferOptions } from './buffer/transactional-buffer.ts';
+export {
+  ENTRY_OVERHEAD_BYTES,
+  TransactionalBuffer,
+  type TransactionalBufferOptions,
+  UncommittedBytesBudget,
+} from './buffer/transactional-buffer.ts';
 export { fromChangelogMessage, toChangelogMessage } from './changelog/changelog-message.ts';
 export { type StateRestoreListener, StoreRestorer } from './changelog/store-restorer.ts';
 export { type CheckpointEntry, readCheckpoint, writeCheckpoint } from './checkpoint/checkpoint-file.ts';

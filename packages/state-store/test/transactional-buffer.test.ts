@@ -4,7 +4,9 @@ import {
   InvalidStoreArgumentError,
   type KeyValueBytesStore,
   LevelKeyValueStore,
+  ENTRY_OVERHEAD_BYTES as O,
   TransactionalBuffer,
+  UncommittedBytesBudget,
 } from '../src/index.ts';
 import { b, entries, tempDir } from './helpers.ts';
 
@@ -178,13 +180,15 @@ describe.each(stores)('TransactionalBuffer over $kind', ({ create }) => {
     expect(await buffer.approximateNumEntries()).toBe(3);
   });
 
-  it('tracks uncommitted key and value bytes', () => {
+  it('tracks uncommitted key and value bytes, plus an overhead per entry', () => {
     buffer.put(b('key'), b('value'));
-    expect(buffer.uncommittedBytes).toBe(8);
+    expect(buffer.uncommittedBytes).toBe(O + 8);
     buffer.put(b('key'), b('v'));
-    expect(buffer.uncommittedBytes).toBe(4);
+    expect(buffer.uncommittedBytes).toBe(O + 4);
     buffer.delete(b('key'));
-    expect(buffer.uncommittedBytes).toBe(3);
+    expect(buffer.uncommittedBytes).toBe(O + 3);
+    buffer.put(b('other'), b('v'));
+    expect(buffer.uncommittedBytes).toBe(2 * O + 9);
   });
 });
 
@@ -193,12 +197,12 @@ describe('TransactionalBuffer size bound', () => {
     const store = new InMemoryKeyValueStore('s');
     await store.open();
     const onCommitRequested = vi.fn();
-    const buffer = new TransactionalBuffer(store, { maxUncommittedBytes: 100, onCommitRequested });
+    const buffer = new TransactionalBuffer(store, { maxUncommittedBytes: 3 * O + 100, onCommitRequested });
     const value = Buffer.alloc(30);
     buffer.put(b('k1'), value);
     buffer.put(b('k2'), value);
     buffer.put(b('k3'), value);
-    expect(buffer.uncommittedBytes).toBe(96);
+    expect(buffer.uncommittedBytes).toBe(3 * O + 96);
     expect(onCommitRequested).not.toHaveBeenCalled();
     buffer.put(b('k4'), value);
     expect(onCommitRequested).toHaveBeenCalledTimes(1);
@@ -214,6 +218,29 @@ describe('TransactionalBuffer size bound', () => {
     buffer.rollback();
     for (let i = 0; i < 4; i++) buffer.put(b(`third${i}`), value);
     expect(onCommitRequested).toHaveBeenCalledTimes(3);
+  });
+
+  it('shares one bound between buffers, asks each past it, and frees what commits and rollbacks drop', async () => {
+    const [one, two] = [new InMemoryKeyValueStore('one'), new InMemoryKeyValueStore('two')];
+    await Promise.all([one.open(), two.open()]);
+    const budget = new UncommittedBytesBudget(2 * O + 100);
+    const asked: string[] = [];
+    const first = new TransactionalBuffer(one, { budget, onCommitRequested: () => asked.push('one') });
+    const second = new TransactionalBuffer(two, { budget, onCommitRequested: () => asked.push('two') });
+    const value = Buffer.alloc(40);
+    first.put(b('a1'), value);
+    second.put(b('b1'), value);
+    expect([budget.bytes, asked]).toEqual([2 * O + 84, []]);
+    // Each buffer alone is far under the bound; together they pass it.
+    second.put(b('b2'), value);
+    expect(asked).toEqual(['two']);
+    first.put(b('a2'), value);
+    expect(asked).toEqual(['two', 'one']);
+    await first.commit();
+    second.rollback();
+    expect(budget.bytes).toBe(0);
+    for (let i = 0; i < 3; i++) second.put(b(`c${i}`), value);
+    expect(asked).toEqual(['two', 'one', 'two']);
   });
 
   it('rejects a bound that is not a positive number', () => {

@@ -51,7 +51,12 @@ export interface StreamsConfig {
   numStandbyReplicas?: number;
   /** Replication factor of the internal topics; -1 takes the broker's default. */
   replicationFactor?: number;
-  /** A task whose store buffers grow past this commits early, so memory stays bounded. */
+  /**
+   * Once the uncommitted writes in the store buffers of all this instance's tasks together pass
+   * this many bytes (an estimated ~360 bytes of overhead per entry included), the tasks commit
+   * early, so memory stays bounded whatever the commit interval (Kafka Streams' KIP-892
+   * `statestore.uncommitted.max.bytes`). Default 64 MiB.
+   */
   maxUncommittedBytes?: number;
   /**
    * A task whose input is behind but whose position and committed offsets have not moved for this

@@ -1,6 +1,11 @@
 export type { RestoreProgress } from '../metrics/streams-metrics-recorder.ts';
 export { partitionForKey } from '../processor/internals/partitioner.ts';
-export type { KeyQueryMetadata, ReadOnlyKeyValueStore } from './interactive-queries.ts';
+export {
+  type KeyQueryMetadata,
+  type QueryableStoreType,
+  QueryableStoreTypes,
+  type ReadOnlyKeyValueStore,
+} from './interactive-queries.ts';
 export {
   KafkaStreams,
   type KafkaStreamsState,
@@ -10,4 +15,3 @@ export {
 } from './kafka-streams.ts';
 export type { TaskMetadata, TaskPartitionMetadata, ThreadMetadata } from './local-metadata.ts';
 export type { StreamsMetrics } from './metrics.ts';
-export { type QueryableStoreType, QueryableStoreTypes } from './queryable-store-types.ts';

@@ -1,13 +1,20 @@
 // Interactive queries: read the committed contents of a store across this instance's tasks, and
 // find which instance owns a key.
-import { type StoreSerde, TransactionalBuffer, type TypedKeyValueStore } from '@kstreams/state-store';
+import {
+  type SessionStore,
+  type StoreSerde,
+  TransactionalBuffer,
+  type TypedKeyValueStore,
+} from '@kstreams/state-store';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { partitionForKey } from '../processor/internals/partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
+import { type ReadOnlySessionStore, readOnlySessionStore } from '../state/session-store.ts';
 import type { StoreBuilder, StoreType } from '../state/store-builder.ts';
+import type { ReadOnlyWindowStore, WindowStoreEntry } from '../state/window-store.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
 export interface ReadOnlyKeyValueStore<K, V> {
@@ -58,12 +65,46 @@ function storeSerdes(
   return { builder, keySerde, valueSerde };
 }
 
+/** Which kind of store a query expects (Kafka Streams' QueryableStoreType). */
+export interface QueryableStoreType<S> {
+  readonly kind: StoreType;
+  /** Carries the store type S for the compiler only. */
+  readonly view?: (store: S) => void;
+}
+
+/** Kafka Streams' QueryableStoreTypes: what `KafkaStreams.store(name, type)` gives. */
+export const QueryableStoreTypes = {
+  keyValueStore<K, V>(): QueryableStoreType<ReadOnlyKeyValueStore<K, V>> {
+    return { kind: 'key-value' };
+  },
+  windowStore<K, V>(): QueryableStoreType<ReadOnlyWindowStore<K, V>> {
+    return { kind: 'window' };
+  },
+  /** Sessions by key: `fetch(key)`, `findSessions(key, earliestSessionEndTime, latestSessionStartTime)`. */
+  sessionStore<K, V>(): QueryableStoreType<ReadOnlySessionStore<K, V>> {
+    return { kind: 'session' };
+  },
+};
+
+const QUERY_TYPE_OF: Record<StoreType, string> = {
+  'key-value': 'keyValueStore()',
+  window: 'windowStore()',
+  session: 'sessionStore()',
+};
+
 /**
- * The store processors see (the builder's view) over a fresh, empty buffer on each local task's
- * bytes store: exactly what was committed.
+ * The store's typed view in each running task that has it. A fresh, empty buffer over the task's
+ * bytes store reads exactly what was committed; the builder makes the same view processors get
+ * (plain values, also of a timestamped store).
  */
-export function committedViews<S>(deps: QueryDeps, storeName: string): () => S[] {
+function taskViews<S>(deps: QueryDeps, storeName: string, kind: QueryableStoreType<S>['kind']): () => S[] {
   const { builder, keySerde, valueSerde } = storeSerdes(deps, storeName);
+  if (builder.type !== kind) {
+    const ask = `QueryableStoreTypes.${QUERY_TYPE_OF[builder.type]}`;
+    throw new StreamsError(
+      `State store '${storeName}' is a ${builder.type} store, not a ${kind} store; query it with ${ask}`,
+    );
+  }
   return () =>
     deps
       .tasks()
@@ -78,28 +119,12 @@ export function committedViews<S>(deps: QueryDeps, storeName: string): () => S[]
       );
 }
 
-const QUERY_TYPE_OF: Record<StoreType, string> = {
-  'key-value': 'keyValueStore()',
-  window: 'windowStore()',
-  session: 'sessionStore()',
-};
-
-/** Checks that the store is of the kind asked for; otherwise says which query type fits it. */
-export function requireStoreType(deps: QueryDeps, storeName: string, type: StoreType): void {
-  const actual = storeSerdes(deps, storeName).builder.type;
-  if (actual !== type) {
-    throw new StreamsError(
-      `State store '${storeName}' is a ${actual} store, not a ${type} store; query it with QueryableStoreTypes.${QUERY_TYPE_OF[actual]}`,
-    );
-  }
+async function* concat<S, T>(views: S[], pick: (s: S) => AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+  for (const v of views) yield* pick(v);
 }
 
 export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyKeyValueStore<K, V> {
-  // The builder makes the same view processors get (plain values, also of a timestamped store).
-  const views = committedViews<TypedKeyValueStore<K, V>>(deps, storeName);
-  async function* concat(pick: (s: TypedKeyValueStore<K, V>) => AsyncIterableIterator<{ key: K; value: V }>) {
-    for (const v of views()) yield* pick(v);
-  }
+  const views = taskViews<TypedKeyValueStore<K, V>>(deps, storeName, 'key-value');
   return {
     get(key: K) {
       for (const v of views()) {
@@ -108,14 +133,48 @@ export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnl
       }
       return undefined;
     },
-    range: (from?: K, to?: K) => concat((v) => v.range(from, to)),
-    all: () => concat((v) => v.all()),
+    range: (from?: K, to?: K) => concat(views(), (v) => v.range(from, to)),
+    all: () => concat(views(), (v) => v.all()),
     async approximateNumEntries() {
       let n = 0;
       for (const v of views()) n += await v.approximateNumEntries();
       return n;
     },
   };
+}
+
+/** A window store across this instance's tasks: a key's windows live in one task, so order holds per key. */
+export function readOnlyWindowStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyWindowStore<K, V> {
+  const views = taskViews<ReadOnlyWindowStore<K, V>>(deps, storeName, 'window');
+  function fetch(key: K, windowStart: number): V | undefined;
+  function fetch(key: K, timeFrom: number, timeTo: number): AsyncIterableIterator<WindowStoreEntry<V>>;
+  function fetch(
+    key: K,
+    from: number,
+    to?: number,
+  ): V | undefined | AsyncIterableIterator<WindowStoreEntry<V>> {
+    if (to !== undefined) return concat(views(), (v) => v.fetch(key, from, to));
+    for (const v of views()) {
+      const found = v.fetch(key, from);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  return {
+    name: storeName,
+    fetch,
+    backwardFetch: (key, from, to) => concat(views(), (v) => v.backwardFetch(key, from, to)),
+    fetchAll: (from, to) => concat(views(), (v) => v.fetchAll(from, to)),
+    all: () => concat(views(), (v) => v.all()),
+  };
+}
+
+/** A session store across this instance's tasks: a key's sessions live in one task. */
+export function readOnlySessionStoreAcrossTasks<K, V>(
+  deps: QueryDeps,
+  storeName: string,
+): ReadOnlySessionStore<K, V> {
+  return readOnlySessionStore(storeName, taskViews<SessionStore<K, V>>(deps, storeName, 'session'));
 }
 
 const MEMBERS_TTL_MS = 1_000;

@@ -16,13 +16,15 @@ import type { Serde } from '../serdes/serde.ts';
 import {
   type KeyQueryMetadata,
   KeyQueryResolver,
+  type QueryableStoreType,
   type QueryDeps,
   type ReadOnlyKeyValueStore,
+  readOnlySessionStoreAcrossTasks,
   readOnlyStore,
+  readOnlyWindowStore,
 } from './interactive-queries.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
-import type { QueryableStoreType } from './queryable-store-types.ts';
 import { StreamThread } from './stream-thread.ts';
 
 export interface StreamsMetadata {
@@ -155,10 +157,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    * data only. Keys of tasks that run on other instances are not here: see queryMetadataForKey.
    */
   store<K = unknown, V = unknown>(storeName: string): ReadOnlyKeyValueStore<K, V>;
-  /** The same for any store kind: `store(name, QueryableStoreTypes.sessionStore())` (or windowStore()). */
-  store<T>(storeName: string, type: QueryableStoreType<T>): T;
+  /** The same, for the store kind given (Kafka Streams' `store(StoreQueryParameters...)`). */
+  store<S>(storeName: string, type: QueryableStoreType<S>): S;
   store(storeName: string, type?: QueryableStoreType<unknown>): unknown {
-    return type === undefined ? readOnlyStore(this.queries, storeName) : type.open(this.queries, storeName);
+    if (type?.kind === 'window') return readOnlyWindowStore(this.queries, storeName);
+    if (type?.kind === 'session') return readOnlySessionStoreAcrossTasks(this.queries, storeName);
+    return readOnlyStore(this.queries, storeName);
   }
 
   /** Which partition holds `key` in the store, and which instance (`applicationServer`) runs it. */

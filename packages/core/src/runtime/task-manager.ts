@@ -1,7 +1,7 @@
 // Kafka Streams' TaskManager: follows the group's assignment by creating (fence, restore, seek,
 // resume), recreating and closing tasks, commits the due tasks (a transaction per task under
 // exactly_once, one offset commit under at_least_once), and rolls a failed task back.
-import type { StateRestoreListener } from '@kstreams/state-store';
+import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { DeserializationError } from '../errors.ts';
@@ -69,10 +69,12 @@ export class TaskManager {
   private memberId?: string;
   private generation = 0;
   private readonly log: Logger;
+  private readonly uncommittedBytes: UncommittedBytesBudget;
 
   constructor(private readonly deps: TaskManagerDeps) {
     const { config, topology } = deps;
     this.log = deps.logger;
+    this.uncommittedBytes = new UncommittedBytesBudget(config.maxUncommittedBytes);
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
     }
@@ -382,6 +384,7 @@ export class TaskManager {
       metrics,
       recorder,
       logger: this.log,
+      uncommittedBytes: this.uncommittedBytes,
       producerFor: (taskId: string): TaskProducer =>
         config.exactlyOnce
           ? new TransactionalTaskProducer(kafka, `${config.applicationId}-${taskId}`, config.producer)

@@ -1,7 +1,11 @@
 // One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
 // its output buffer, and its input positions (where it is, and where its last commit was).
 import { join } from 'node:path';
-import { type CheckpointEntry, TransactionalBuffer } from '@kstreams/state-store';
+import {
+  type CheckpointEntry,
+  TransactionalBuffer,
+  type UncommittedBytesBudget,
+} from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
@@ -25,6 +29,8 @@ export interface TaskRuntimeDeps {
   metrics: StreamsMetrics;
   recorder: StreamsMetricsRecorder;
   logger: Logger;
+  /** The instance's one bound on uncommitted store bytes (maxUncommittedBytes), shared by its tasks. */
+  uncommittedBytes: UncommittedBytesBudget;
   producerFor(taskId: string): TaskProducer;
 }
 
@@ -61,7 +67,7 @@ export class TaskRuntime {
       collector: this.collector,
       storeFactory: (_storeName, _taskId, builder) => builder.bytesStore(levelBytesStores(dir)),
       checkpointFile: join(dir, '.checkpoint'),
-      maxUncommittedBytes: config.maxUncommittedBytes,
+      uncommittedBytes: deps.uncommittedBytes,
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  ENTRY_OVERHEAD_BYTES,
   InMemoryKeyValueStore,
   type KeyValueStore,
   readCheckpoint,
@@ -190,7 +191,7 @@ describe('ProcessorStateManager', () => {
   });
 
   it('asks for a commit when a buffer passes maxUncommittedBytes', async () => {
-    const { manager, counts } = await managerWithCounts({ maxUncommittedBytes: 20 });
+    const { manager, counts } = await managerWithCounts({ maxUncommittedBytes: ENTRY_OVERHEAD_BYTES + 20 });
     counts.put('short', 1);
     expect(commitRequests).toBe(0);
     counts.put('a-rather-long-key-past-the-limit', 1);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryKeyValueStore, readCheckpoint } from '@kstreams/state-store';
+import { ENTRY_OVERHEAD_BYTES, InMemoryKeyValueStore, readCheckpoint } from '@kstreams/state-store';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeserializationError, ProcessingError } from '../../src/errors.ts';
@@ -283,7 +283,7 @@ describe('StreamTask', () => {
     await task.postCommit([]);
     expect([task.commitRequested, task.commitNeeded]).toEqual([false, false]);
 
-    const small = new StreamTask({ ...options, maxUncommittedBytes: 20 });
+    const small = new StreamTask({ ...options, maxUncommittedBytes: ENTRY_OVERHEAD_BYTES + 20 });
     await small.initializeStores();
     await small.initializeTopology();
     small.process(input(0, 'short', 'x'));

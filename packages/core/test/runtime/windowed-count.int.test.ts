@@ -1,7 +1,12 @@
 // A windowed count on the real broker under exactly_once: LevelDB window segments, the changelog
-// (compact,delete with the store's retention plus a day), and a restore into a wiped state dir.
-import { rmSync } from 'node:fs';
+// (compact,delete with the store's retention plus a day), a restore into a wiped state dir, and
+// a Java consumer with Kafka Streams' own windowed deserializer reading the same output,
+// interactive queries of the window store, and retention dropping old segments from disk.
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runJava } from '../../../../scripts/differential/java.ts';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import {
   KafkaStreams,
@@ -24,9 +29,22 @@ import {
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 const SIZE = 60_000;
+const javaReader = fileURLToPath(
+  new URL('../../../../scripts/differential/WindowedReader.java', import.meta.url),
+);
+
+interface WindowedRow {
+  key: string;
+  start: number;
+  end: number;
+  count: number | null;
+  timestamp: number;
+  partition: number;
+  offset: number;
+}
 
 describe('windowed count on the broker', () => {
-  it('counts per window exactly once, keeps its changelog as Kafka Streams does, and restores it', async () => {
+  it('counts per window exactly once, keeps its changelog as Kafka Streams does, restores it, answers window queries and drops expired segments', async () => {
     const input = await topics.create('wc-in', 2);
     const output = await topics.create('wc-out', 2);
     const applicationId = uniqueName('windowed-app');
@@ -63,15 +81,20 @@ describe('windowed count on the broker', () => {
       const serde = WindowedSerdes.timeWindowedSerdeFrom(Serdes.String(), SIZE);
       const consumer = testKafka().consumer({ groupId: uniqueName('reader'), readUncommitted: false });
       const seen = new Map<string, number>();
+      const rows: WindowedRow[] = [];
       await consumer.connect();
       await consumer.subscribe({ topic: output, fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) => {
+        eachMessage: async ({ partition, message }) => {
           const w = serde.deserialize(message.key!);
-          seen.set(`${w.key}@${(w.window.start - base) / SIZE}`, Number(message.value!.readBigInt64BE(0)));
+          const count = Number(message.value!.readBigInt64BE(0));
+          seen.set(`${w.key}@${(w.window.start - base) / SIZE}`, count);
+          const { start, end } = w.window;
+          const [timestamp, offset] = [Number(message.timestamp), Number(message.offset)];
+          rows.push({ key: w.key, start, end, count, timestamp, partition, offset });
         },
       });
-      return { seen, stop: () => consumer.disconnect() };
+      return { seen, rows, stop: () => consumer.disconnect() };
     };
 
     await produce(input, records(1));
@@ -84,18 +107,16 @@ describe('windowed count on the broker', () => {
       'counts of 4',
     );
     await reader.stop();
-    // Interactive query of the committed windows of one key.
-    const windows = app.store('per-minute', QueryableStoreTypes.windowStore<string, number>());
-    expect(windows.fetch('u0', base + SIZE)).toBe(4);
-    const fetched = [];
-    for await (const w of windows.fetch('u0', base, base + 2 * SIZE))
-      fetched.push([w.timestamp - base, w.value]);
-    expect(fetched).toEqual([
-      [0, 4],
-      [SIZE, 4],
-      [2 * SIZE, 4],
-    ]);
     await app.close();
+
+    // Java reads the same records: same windows (start and end), counts and timestamps.
+    const byPosition = (a: WindowedRow, b: WindowedRow) => a.partition - b.partition || a.offset - b.offset;
+    const java = (
+      JSON.parse(runJava(javaReader, [testBrokers().join(','), output, String(SIZE)])) as WindowedRow[]
+    ).sort(byPosition);
+    expect(java).toHaveLength(120);
+    expect(java.every((r) => r.end === r.start + SIZE)).toBe(true);
+    expect(java).toEqual([...reader.rows].sort(byPosition));
 
     const admin = testKafka().admin();
     await admin.connect();
@@ -124,6 +145,50 @@ describe('windowed count on the broker', () => {
       60_000,
       'counts of 8',
     );
+
+    // Interactive queries of the window store, through the app.
+    const windows = app.store('per-minute', QueryableStoreTypes.windowStore<string, number>());
+    const starts = [0, 1, 2].map((m) => base + m * SIZE);
+    const collect = async <T>(it: AsyncIterable<T>) => {
+      const out: T[] = [];
+      for await (const x of it) out.push(x);
+      return out;
+    };
+    expect(await collect(windows.fetch('u3', base, base + 2 * SIZE))).toEqual(
+      starts.map((timestamp) => ({ timestamp, value: 8 })),
+    );
+    expect(await collect(windows.backwardFetch('u3', base, base + 2 * SIZE))).toEqual(
+      starts.map((timestamp) => ({ timestamp, value: 8 })).reverse(),
+    );
+    expect(windows.fetch('u3', base + SIZE)).toBe(8);
+    expect(windows.fetch('u3', base + 3 * SIZE)).toBeUndefined();
+    const firstMinute = await collect(windows.fetchAll(base, base));
+    expect(firstMinute.map((e) => e.key.key).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `u${i}`));
+    expect(firstMinute.every((e) => e.key.window.end === base + SIZE && e.value === 8)).toBe(true);
+    expect(() => app.store('per-minute')).toThrow(/is a window store.*QueryableStoreTypes\.windowStore\(\)/);
+
+    // Retention (11 minutes): once stream time is 30 minutes on, the old windows' segments are
+    // gone from disk and queries find nothing for them.
+    const storeDirs = () =>
+      readdirSync(join(stateDir, applicationId)).flatMap((task) => {
+        const dir = join(stateDir, applicationId, task, 'per-minute');
+        return existsSync(dir) ? readdirSync(dir).map((segment) => Number(segment.split('.').pop())) : [];
+      });
+    expect(storeDirs().some((start) => start <= base + 2 * SIZE)).toBe(true);
+    await produce(
+      input,
+      Array.from({ length: 10 }, (_, i) => ({ key: `u${i}`, value: 'later', timestamp: base + 30 * SIZE })),
+    );
+    await waitFor(() => reader.seen.size === 40, 60_000, 'the windows 30 minutes on');
+    await waitFor(
+      () => storeDirs().every((start) => start > base + 2 * SIZE),
+      30_000,
+      'old segments removed',
+    );
+    expect(storeDirs().length).toBeGreaterThan(0);
+    expect(await collect(windows.fetch('u3', base, base + 2 * SIZE))).toEqual([]);
+    expect(await collect(windows.fetchAll(0, base + 29 * SIZE))).toEqual([]);
+    expect(await collect(windows.fetchAll(base + 30 * SIZE, base + 30 * SIZE))).toHaveLength(10);
     await reader.stop();
   });
 });

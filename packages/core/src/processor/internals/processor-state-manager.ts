@@ -5,6 +5,7 @@ import {
   type TopicPartition,
   TransactionalBuffer,
   type TransactionalBufferOptions,
+  type UncommittedBytesBudget,
   writeCheckpoint,
 } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
@@ -26,6 +27,8 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   /** Undefined: no checkpoint written or read. */
   checkpointFile?: string | undefined;
   maxUncommittedBytes?: number | undefined;
+  /** One bound for the buffers of every task of the instance; replaces maxUncommittedBytes. */
+  uncommittedBytes?: UncommittedBytesBudget | undefined;
   /** Builds a store's buffer (the runtime's metered one at debug level); default: a plain one. */
   newBuffer?: (
     storeName: string,
@@ -114,7 +117,7 @@ export class ProcessorStateManager {
 
   /** Opens every store behind its buffer; returns the checkpoint read (or `[]`), for the restore. */
   async initialize(): Promise<CheckpointEntry[]> {
-    const { taskId, storeFactory, maxUncommittedBytes, checkpointFile } = this.options;
+    const { taskId, storeFactory, maxUncommittedBytes, uncommittedBytes, checkpointFile } = this.options;
     if (this.open) throw new StreamsError(`Task ${taskId}: stores are already initialized`);
     for (const [name, entry] of this.stores) {
       const bytes = storeFactory(name, taskId, entry.builder);
@@ -122,6 +125,7 @@ export class ProcessorStateManager {
       entry.bytes = bytes;
       const bufferOptions = {
         ...(maxUncommittedBytes === undefined ? {} : { maxUncommittedBytes }),
+        ...(uncommittedBytes === undefined ? {} : { budget: uncommittedBytes }),
         onCommitRequested: this.options.onCommitRequested,
       };
       entry.buffer =

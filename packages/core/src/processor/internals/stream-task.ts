@@ -120,6 +120,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       newBuffer: options.newBuffer,
       checkpointFile: options.checkpointFile,
       maxUncommittedBytes: options.maxUncommittedBytes,
+      uncommittedBytes: options.uncommittedBytes,
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
       onCommitRequested: () => {
