@@ -7,5 +7,12 @@ export { KStream } from './kstream.ts';
 export { KTable } from './ktable.ts';
 export type { Consumed, Grouped, Materialized, Named, Produced, Repartitioned } from './options.ts';
 export { StreamsBuilder } from './streams-builder.ts';
+export {
+  BufferConfig,
+  type BufferFullStrategy,
+  type EagerBufferConfig,
+  type StrictBufferConfig,
+  Suppressed,
+} from './suppressed.ts';
 export { TimeWindowedKStream } from './time-windowed-kstream.ts';
 export { TimeWindows } from './time-windows.ts';

@@ -100,6 +100,8 @@ export class TimeWindowedKStream<K, V> {
       new TimeWindowedSerde(keySerde, windows.sizeMs),
       valueSerde,
       storeName,
+      undefined,
+      windows.graceMs,
     );
   }
 }

@@ -37,6 +37,7 @@ export class TransactionalBuffer {
   private commitInFlight: Promise<void> | undefined;
   /** Bumped by every write and rollback, so commit() can tell whether the buffer moved under it. */
   private generation = 0;
+  private rollbacks = 0;
 
   constructor(store: KeyValueBytesStore, options: TransactionalBufferOptions = {}) {
     const max = options.maxUncommittedBytes ?? DEFAULT_MAX_UNCOMMITTED_BYTES;
@@ -48,6 +49,14 @@ export class TransactionalBuffer {
     this.store = store;
     this.maxUncommittedBytes = max;
     this.onCommitRequested = options.onCommitRequested;
+  }
+
+  /**
+   * How many times the buffer was rolled back: a view that keeps an index of the buffer's contents
+   * in memory (the suppression buffer's time order) rebuilds it when this moves.
+   */
+  get rollbackCount(): number {
+    return this.rollbacks;
   }
 
   /** Key and value bytes of the buffered writes (a delete counts its key). */
@@ -158,6 +167,7 @@ export class TransactionalBuffer {
 
   rollback(): void {
     this.generation++;
+    this.rollbacks++;
     this.pending = new Map();
     this.bytes = 0;
     this.rearmCommitRequest();
