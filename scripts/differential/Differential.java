@@ -31,6 +31,8 @@ import org.apache.kafka.streams.kstream.KGroupedTable;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Suppressed;
+import org.apache.kafka.streams.kstream.Suppressed.BufferConfig;
 import org.apache.kafka.streams.kstream.TimeWindowedKStream;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -153,6 +155,7 @@ public final class Differential {
         break;
       }
       default:
+        if (suppression(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -171,6 +174,60 @@ public final class Differential {
         .selectKey(Differential::windowName)
         .to("out", Produced.with(S, L));
   }
+
+  // Suppression and emit-on-window-close (issue 12); scenarios-suppress.ts has the same topologies.
+  // Windowed tables get explicit serdes: the suppression buffer serializes the windowed key.
+  private static boolean suppression(StreamsBuilder builder, String name) {
+    switch (name) {
+      case "suppress-tumbling-final":
+        finalCounts(builder, TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)));
+        return true;
+      case "suppress-hopping-final":
+        finalCounts(
+            builder,
+            TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)).advanceBy(Duration.ofMillis(5)));
+        return true;
+      case "suppress-final-filter":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(3)))
+            .count(Materialized.with(S, L))
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName("finals"))
+            .filter((k, count) -> count < 3)
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("out", Produced.with(S, L));
+        return true;
+      case "suppress-time-limit-max-records":
+        builder.<String, String>table("in")
+            .groupBy((k, v) -> KeyValue.pair(v, k))
+            .count()
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(5), BufferConfig.maxRecords(2).emitEarlyWhenFull()))
+            .toStream()
+            .to("out", Produced.with(S, L));
+        return true;
+      case "suppress-time-limit-table":
+        builder.<String, String>table("in")
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(3), BufferConfig.maxRecords(3)))
+            .toStream()
+            .to("out");
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private static void finalCounts(StreamsBuilder builder, TimeWindows windows) {
+    builder.<String, String>stream("in")
+        .groupByKey()
+        .windowedBy(windows)
+        .count(Materialized.with(S, L))
+        .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+        .toStream()
+        .selectKey(Differential::windowName)
+        .to("out", Produced.with(S, L));
+  }
+  // End of the suppression block.
 
   private static Properties config() {
     Properties props = new Properties();
