@@ -1,5 +1,6 @@
 export type { Branched } from './branched-kstream.ts';
 export { BranchedKStream } from './branched-kstream.ts';
+export { EmitStrategy } from './emit-strategy.ts';
 export { type KeyValue, keyValue } from './key-value.ts';
 export { KGroupedStream } from './kgrouped-stream.ts';
 export { KGroupedTable } from './kgrouped-table.ts';

@@ -3,8 +3,10 @@ import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
 import { TimeWindowedSerde } from '../serdes/windowed-serdes.ts';
 import type { Windowed } from '../windowed.ts';
+import { EmitStrategy } from './emit-strategy.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { WindowAggregateProcessor } from './internals/window-aggregate-processor.ts';
+import { lastEmitStoreName, WindowCloseEmitter } from './internals/window-close-emitter.ts';
 import { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 import type { TimeWindows } from './time-windows.ts';
@@ -24,7 +26,14 @@ export class TimeWindowedKStream<K, V> {
     private readonly valueSerde: Serde<V> | undefined,
     /** The node the windowed aggregation reads from, once it knows its store name (repartition). */
     private readonly parent: (storeName: string) => string,
+    private readonly strategy: EmitStrategy = EmitStrategy.onWindowUpdate(),
   ) {}
+
+  /** When results go downstream (KIP-825): every update (the default), or once when a window closes. */
+  emitStrategy(strategy: EmitStrategy): TimeWindowedKStream<K, V> {
+    const { builder, windows, keySerde, valueSerde, parent } = this;
+    return new TimeWindowedKStream(builder, windows, keySerde, valueSerde, parent, strategy);
+  }
 
   /** The number of records per key and window. */
   count(materialized: Materialized<K, number> = {}): KTable<Windowed<K>, number> {
@@ -81,11 +90,21 @@ export class TimeWindowedKStream<K, V> {
     const name = builder.nameOr(materialized.name, prefix);
     const keySerde = materialized.keySerde ?? this.keySerde;
     const valueSerde = materialized.valueSerde ?? defaultValueSerde;
+    const onClose = this.strategy.type === 'on-window-close';
     builder.addProcessor(
       name,
-      () => new WindowAggregateProcessor(storeName, windows, initializer, aggregator),
+      () =>
+        new WindowAggregateProcessor(
+          storeName,
+          windows,
+          initializer,
+          aggregator,
+          onClose ? new WindowCloseEmitter(windows, storeName) : undefined,
+        ),
       [this.parent(storeName)],
     );
+    if (onClose)
+      builder.addKeyValueStore(lastEmitStoreName(storeName), Serdes.String(), Serdes.Long(), true, name);
     builder.addWindowStore(
       storeName,
       { retentionMs, windowSizeMs: windows.sizeMs },

@@ -3,7 +3,13 @@
 // suppression block. Windowed tables are suppressed with explicit serdes on both sides: Java's
 // buffer serializes the windowed key, and its default String serde cannot.
 import type { Scenario, ScenarioInput } from '../../../../scripts/differential/kafka-streams.ts';
-import { BufferConfig, type StreamsBuilder, Suppressed, TimeWindows } from '../../src/kstream/index.ts';
+import {
+  BufferConfig,
+  EmitStrategy,
+  type StreamsBuilder,
+  Suppressed,
+  TimeWindows,
+} from '../../src/kstream/index.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
 
@@ -51,6 +57,16 @@ export const suppressTopologies: Record<string, (builder: StreamsBuilder) => voi
       .suppress(Suppressed.untilTimeLimit(3, BufferConfig.maxRecords(3)))
       .toStream()
       .to('out'),
+  'emit-on-window-close': (b) =>
+    b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeAndGrace(10, 2).advanceBy(5))
+      .emitStrategy(EmitStrategy.onWindowClose())
+      .count({ keySerde: S, valueSerde: L, retentionMs: 100 })
+      .toStream()
+      .selectKey(windowName)
+      .to('out', { valueSerde: L }),
 };
 
 const into = (records: Array<[string | null, string | null, number]>): ScenarioInput[] =>
@@ -129,5 +145,11 @@ export const suppressScenarios: Scenario[] = [
       ['f', '7', 30],
     ]),
     outputs: [{ topic: 'out', value: 'string' }],
+  },
+  {
+    name: 'emitStrategy onWindowClose, hopping windows with grace: each final result once',
+    topology: 'emit-on-window-close',
+    inputs: windowInput,
+    outputs: [...longOut],
   },
 ];
