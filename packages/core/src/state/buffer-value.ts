@@ -1,5 +1,7 @@
 import { StreamsError } from '../errors.ts';
-import type { Headers } from '../processor/record.ts';
+
+/** Record headers, as the processor's Record has them (the state folder does not import processor/). */
+type Headers = { [name: string]: Buffer | string | undefined };
 
 /** Where a buffered record came from, kept so that its emission carries its timestamp and headers. */
 export interface BufferedRecordContext {
