@@ -27,6 +27,8 @@ export interface StoreBuilder<K = unknown, V = unknown> {
   /** Window stores: how long windows are kept after their end (by stream time), and their size. */
   readonly retentionMs?: number;
   readonly windowSizeMs?: number;
+  /** Headers on each changelog value (Kafka Streams' suppression buffer marks its format, `v` = 3). */
+  readonly changelogHeaders?: { readonly [name: string]: Buffer };
   withLoggingEnabled(): StoreBuilder<K, V>;
   withLoggingDisabled(): StoreBuilder<K, V>;
   /** The store processors see, over the task's buffer, with the serdes resolved against the defaults. */

@@ -11,6 +11,7 @@ import { TimeOrderedKeyValueBuffer } from './time-ordered-key-value-buffer.ts';
  */
 class SuppressionBufferBuilder<K, V> implements StoreBuilder<K, V> {
   readonly type = 'key-value' as const;
+  readonly changelogHeaders = { v: Buffer.of(3) };
 
   constructor(
     readonly name: string,

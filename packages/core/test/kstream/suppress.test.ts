@@ -146,6 +146,43 @@ describe('Suppressed.untilWindowCloses (DSL guide, "Window Final Results")', () 
   });
 });
 
+describe("the suppression buffer's changelog", () => {
+  it("carries Kafka Streams' v3 values (header v = 3) while buffered, and a tombstone once emitted", async () => {
+    const builder = new StreamsBuilder();
+    builder
+      .stream('in', { keySerde: S, valueSerde: S })
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeWithNoGrace(10))
+      .count({ keySerde: S })
+      .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName('finals'))
+      .toStream()
+      .selectKey((w) => w.key)
+      .to('out', { keySerde: S, valueSerde: L });
+    driver = new TopologyTestDriver(builder.build(), { applicationId: 'app' });
+    const input = driver.createInputTopic('in', S, S);
+    const changelog = driver.createOutputTopic('app-finals-store-changelog', Serdes.Bytes(), Serdes.Bytes());
+    await input.pipeInput('k', 'v', 3, { trace: 't1' });
+    const [buffered] = changelog.readRecordsToList();
+    // The key is the windowed key's bytes: "k", then the window start as int64.
+    expect(buffered!.key!.toString('hex')).toBe(`${Buffer.from('k').toString('hex')}${'0'.repeat(16)}`);
+    expect(buffered!.headers).toEqual({ v: Buffer.of(3) });
+    const value = buffered!.value!;
+    // Record context: timestamp 3, offset 0, topic "in", partition 0, one header "trace" = "t1".
+    expect(value.subarray(0, 8).readBigInt64BE()).toBe(3n);
+    expect(value.subarray(16, 22).toString('hex')).toBe(`00000002${Buffer.from('in').toString('hex')}`);
+    expect(value.subarray(26, 30).readInt32BE()).toBe(1);
+    // ... then prior (null), old (null), new (count 1 as int64) and the buffer time (window end 10).
+    expect(value.subarray(-28).toString('hex')).toBe(
+      ['ffffffff', 'ffffffff', '00000008', '0000000000000001', '000000000000000a'].join(''),
+    );
+    await input.pipeInput('other', 'v', 10);
+    const records = changelog.readRecordsToList();
+    const tombstone = records.find((r) => r.key!.subarray(0, 1).toString() === 'k');
+    expect(tombstone?.value).toBeNull();
+    expect(tombstone?.headers).toEqual({});
+  });
+});
+
 describe('Suppressed.untilTimeLimit (DSL guide, "Controlling KTable emit rate")', () => {
   // groupedTable.count().suppress(untilTimeLimit(ofMinutes(5), maxBytes(1_000_000L).emitEarlyWhenFull()))
   //   .toStream().foreach(updateCountsDatabase): at most one update per key every 5 minutes.
