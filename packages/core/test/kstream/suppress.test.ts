@@ -4,7 +4,13 @@
 // operators record for record with Kafka Streams itself.
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamsError, TopologyError } from '../../src/errors.ts';
-import { BufferConfig, StreamsBuilder, Suppressed, TimeWindows } from '../../src/kstream/index.ts';
+import {
+  BufferConfig,
+  EmitStrategy,
+  StreamsBuilder,
+  Suppressed,
+  TimeWindows,
+} from '../../src/kstream/index.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
 import type { Windowed } from '../../src/windowed.ts';
@@ -271,6 +277,57 @@ describe('Suppressed.untilTimeLimit (DSL guide, "Controlling KTable emit rate")'
     expect(out.readRecordsToList().map((r) => [r.key, r.value, r.timestamp])).toEqual([
       ['k', 'y', 1],
       ['gone', null, 3],
+    ]);
+  });
+});
+
+describe('EmitStrategy.onWindowClose (KIP-825)', () => {
+  function emitOnClose(strategy: EmitStrategy) {
+    const builder = new StreamsBuilder();
+    builder
+      .stream('events', { keySerde: S, valueSerde: S })
+      .groupByKey()
+      .windowedBy(TimeWindows.ofSizeAndGrace(HOUR, 10 * MINUTE))
+      .emitStrategy(strategy)
+      .count({ storeName: 'hourly' })
+      .toStream()
+      .selectKey(name)
+      .to('counts', { keySerde: S, valueSerde: L });
+    return builder.build();
+  }
+
+  it('the hourly example without suppress: one result per window at 10:10, no updates before', async () => {
+    driver = new TopologyTestDriver(emitOnClose(EmitStrategy.onWindowClose()), { defaultKeySerde: S });
+    const events = driver.createInputTopic('events', S, S);
+    const counts = driver.createOutputTopic('counts', S, L);
+    for (const m of [0, 20, 40]) await events.pipeInput('U', 'click', at(9, m));
+    await events.pipeInput('V', 'click', at(9, 30));
+    await events.pipeInput('W', 'click', at(10, 5));
+    await events.pipeInput('U', 'click', at(9, 59));
+    expect(counts.readRecordsToList()).toEqual([]);
+    await events.pipeInput('W', 'click', at(10, 10));
+    expect(counts.readRecordsToList().map((r) => [r.key, r.value, r.timestamp])).toEqual([
+      ['U@540-600min', 4, at(9, 59)],
+      ['V@540-600min', 1, at(9, 30)],
+    ]);
+    // The window store keeps every update (queries see the running count); only closed windows go out.
+    expect(await driver.getWindowStore<string, number>('hourly').fetch('W', at(10, 0))).toBe(2);
+    await events.pipeInput('U', 'click', at(9, 30)); // late: dropped, nothing re-emitted
+    await events.pipeInput('X', 'click', at(11, 9));
+    expect(counts.readRecordsToList()).toEqual([]);
+    await events.pipeInput('X', 'click', at(11, 10));
+    expect(counts.readKeyValuesToList()).toEqual([{ key: 'W@600-660min', value: 2 }]);
+  });
+
+  it('onWindowUpdate, the default, forwards every update', async () => {
+    driver = new TopologyTestDriver(emitOnClose(EmitStrategy.onWindowUpdate()), { defaultKeySerde: S });
+    const events = driver.createInputTopic('events', S, S);
+    const counts = driver.createOutputTopic('counts', S, L);
+    await events.pipeInput('U', 'click', at(9, 0));
+    await events.pipeInput('U', 'click', at(9, 1));
+    expect(counts.readKeyValuesToList()).toEqual([
+      { key: 'U@540-600min', value: 1 },
+      { key: 'U@540-600min', value: 2 },
     ]);
   });
 });
