@@ -36,8 +36,11 @@ interface Run {
   truth: Map<string, number>;
 }
 
-async function killRun(guarantee: 'exactly_once' | 'at_least_once'): Promise<Run> {
-  const tag = guarantee === 'exactly_once' ? 'eos' : 'alo';
+async function killRun(
+  guarantee: 'exactly_once' | 'at_least_once',
+  topology = 'suppressed-windowed-count',
+): Promise<Run> {
+  const tag = `${guarantee === 'exactly_once' ? 'eos' : 'alo'}${topology === 'suppressed-windowed-count' ? '' : '-close'}`;
   const input = await topics.create(`suppress-${tag}-in`, PARTITIONS);
   const output = await topics.create(`suppress-${tag}-out`, PARTITIONS);
   const applicationId = uniqueName(`suppress-${tag}-app`);
@@ -64,7 +67,7 @@ async function killRun(guarantee: 'exactly_once' | 'at_least_once'): Promise<Run
     APPLICATION_ID: applicationId,
     INPUT_TOPIC: input,
     OUTPUT_TOPIC: output,
-    TOPOLOGY: 'suppressed-windowed-count',
+    TOPOLOGY: topology,
     PROCESSING_GUARANTEE: guarantee,
     COMMIT_INTERVAL_MS: guarantee === 'exactly_once' ? '100' : '500',
   };
@@ -95,20 +98,32 @@ const allWindowsSeen = (truth: Map<string, number>) => (records: ReadRecord[]) =
   return [...truth.keys()].every((w) => seen.has(w));
 };
 
+function expectExactlyOnce(truth: Map<string, number>, results: { window: string; count: number }[]) {
+  const byWindow = new Map<string, number[]>();
+  for (const { window, count } of results) byWindow.set(window, [...(byWindow.get(window) ?? []), count]);
+  const wrong = [...truth]
+    .filter(([w, n]) => byWindow.get(w)?.length !== 1 || byWindow.get(w)![0] !== n)
+    .map(([w, n]) => `${w}: expected [${n}], got [${byWindow.get(w) ?? ''}]`);
+  expect(wrong.slice(0, 5)).toEqual([]);
+  expect([...byWindow.keys()].filter((w) => !truth.has(w))).toEqual([]);
+  expect(results).toHaveLength(truth.size);
+}
+
 describe('suppress(untilWindowCloses) across SIGKILLs', () => {
   it('exactly_once: every window has exactly one final result, the true count', async () => {
     const { output, truth } = await killRun('exactly_once');
     const results = decode(
       await readTopic(output, allWindowsSeen(truth), { timeoutMs: 120_000, settleMs: 3000 }),
     );
-    const byWindow = new Map<string, number[]>();
-    for (const { window, count } of results) byWindow.set(window, [...(byWindow.get(window) ?? []), count]);
-    const wrong = [...truth]
-      .filter(([w, n]) => byWindow.get(w)?.length !== 1 || byWindow.get(w)![0] !== n)
-      .map(([w, n]) => `${w}: expected [${n}], got [${byWindow.get(w) ?? ''}]`);
-    expect(wrong.slice(0, 5)).toEqual([]);
-    expect([...byWindow.keys()].filter((w) => !truth.has(w))).toEqual([]);
-    expect(results).toHaveLength(truth.size);
+    expectExactlyOnce(truth, results);
+  }, 180_000);
+
+  it('exactly_once with EmitStrategy.onWindowClose instead: the same, exactly once each', async () => {
+    const { output, truth } = await killRun('exactly_once', 'emit-on-close-windowed-count');
+    const results = decode(
+      await readTopic(output, allWindowsSeen(truth), { timeoutMs: 120_000, settleMs: 3000 }),
+    );
+    expectExactlyOnce(truth, results);
   }, 180_000);
 
   it('at_least_once: no window is lost (duplicates allowed)', async () => {
