@@ -31,7 +31,9 @@ interface IndexEntry {
 /** The keys buffered at one time, in key byte order once sorted (hex strings sort as the bytes do). */
 interface TimeSlot {
   readonly keys: Map<string, IndexEntry>;
+  /** The keys in order, from `next` on (evicting from the front without shifting the array). */
   sorted: IndexEntry[] | undefined;
+  next: number;
 }
 
 /**
@@ -120,8 +122,11 @@ export class TimeOrderedKeyValueBuffer<K, V> implements StateStore {
     while (this.times.length > 0 && predicate()) {
       const time = this.times[0]!;
       const slot = this.slots.get(time)!;
-      slot.sorted ??= [...slot.keys.values()].sort((a, b) => (a.hex < b.hex ? -1 : a.hex > b.hex ? 1 : 0));
-      const entry = slot.sorted.shift()!;
+      if (slot.sorted === undefined) {
+        slot.sorted = [...slot.keys.values()].sort((a, b) => (a.hex < b.hex ? -1 : a.hex > b.hex ? 1 : 0));
+        slot.next = 0;
+      }
+      const entry = slot.sorted[slot.next++]!;
       const { value } = this.stored(entry.key);
       this.removeFromIndex(entry, slot);
       this.buffer.delete(entry.key);
@@ -149,7 +154,7 @@ export class TimeOrderedKeyValueBuffer<K, V> implements StateStore {
     this.memBufferSize += size;
     let slot = this.slots.get(time);
     if (slot === undefined) {
-      slot = { keys: new Map(), sorted: undefined };
+      slot = { keys: new Map(), sorted: undefined, next: 0 };
       this.slots.set(time, slot);
       this.insertTime(time);
     }
