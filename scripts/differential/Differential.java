@@ -215,6 +215,13 @@ public final class Differential {
             .toStream()
             .to("out");
         return true;
+      case "suppress-time-limit-max-bytes":
+        builder.<String, String>table("in")
+            .filter((k, v) -> !"drop".equals(v))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(20), BufferConfig.maxBytes(110).emitEarlyWhenFull()))
+            .toStream()
+            .to("out");
+        return true;
       case "emit-on-window-close":
         builder.<String, String>stream("in")
             .groupByKey()

@@ -57,6 +57,13 @@ export const suppressTopologies: Record<string, (builder: StreamsBuilder) => voi
       .suppress(Suppressed.untilTimeLimit(3, BufferConfig.maxRecords(3)))
       .toStream()
       .to('out'),
+  'suppress-time-limit-max-bytes': (b) =>
+    b
+      .table<string, string>('in')
+      .filter((_k, v) => v !== 'drop')
+      .suppress(Suppressed.untilTimeLimit(20, BufferConfig.maxBytes(110).emitEarlyWhenFull()))
+      .toStream()
+      .to('out'),
   'emit-on-window-close': (b) =>
     b
       .stream<string, string>('in')
@@ -151,5 +158,24 @@ export const suppressScenarios: Scenario[] = [
     topology: 'emit-on-window-close',
     inputs: windowInput,
     outputs: [...longOut],
+  },
+  {
+    // Kafka Streams' size estimate decides which entries go early: values of different lengths,
+    // updates (prior and old value both counted), and a filter upstream that now sends old values.
+    name: 'suppress untilTimeLimit with maxBytes after a filter: evictions by size estimate',
+    topology: 'suppress-time-limit-max-bytes',
+    inputs: into([
+      ['a', 'x', 1],
+      ['b', 'yyyyyyyyyy', 2],
+      ['a', 'xx', 3],
+      ['c', 'drop', 4],
+      ['c', 'z', 5],
+      ['d', 'wwwwwwwwwwwwwwwwwwww', 6],
+      ['b', 'drop', 7],
+      ['e', 'v', 8],
+      ['a', 'drop', 9],
+      ['f', 'u', 40],
+    ]),
+    outputs: [{ topic: 'out', value: 'string' }],
   },
 ];
