@@ -40,20 +40,21 @@ function headerEntries(headers: Headers): [Buffer, Buffer][] {
   return out;
 }
 
+/** Writes into one buffer allocated for the whole value (this runs for every buffered update). */
 class Writer {
-  private readonly parts: Buffer[] = [];
+  private at = 0;
+  private readonly out: Buffer;
+  constructor(size: number) {
+    this.out = Buffer.allocUnsafe(size);
+  }
   int(n: number): void {
-    const b = Buffer.allocUnsafe(4);
-    b.writeInt32BE(n);
-    this.parts.push(b);
+    this.at = this.out.writeInt32BE(n, this.at);
   }
   long(n: number): void {
-    const b = Buffer.allocUnsafe(8);
-    b.writeBigInt64BE(BigInt(n));
-    this.parts.push(b);
+    this.at = this.out.writeBigInt64BE(BigInt(n), this.at);
   }
   bytes(b: Buffer): void {
-    this.parts.push(b);
+    this.at += b.copy(this.out, this.at);
   }
   sized(b: Buffer | null): void {
     if (b === null) this.int(NULL_VALUE);
@@ -63,7 +64,9 @@ class Writer {
     }
   }
   done(): Buffer {
-    return Buffer.concat(this.parts);
+    if (this.at !== this.out.length)
+      throw new StreamsError(`Suppression buffer value: wrote ${this.at} of ${this.out.length} bytes`);
+    return this.out;
   }
 }
 
@@ -105,26 +108,30 @@ class Reader {
  * length-prefixed, -1 for null; the old value -2 when it equals the prior), then the buffer time.
  */
 export function encodeBufferValue(value: BufferValue, bufferTime: number): Buffer {
-  const w = new Writer();
-  const { context } = value;
+  const { context, priorValue, oldValue, newValue } = value;
+  const topic = Buffer.from(context.topic, 'utf8');
+  const headers = headerEntries(context.headers);
+  const oldIsPrior = oldValue === null || same(priorValue, oldValue);
+  let size = 8 + 8 + 4 + topic.length + 4 + 4 + 4 * 3 + 8;
+  for (const [name, headerValue] of headers) size += 8 + name.length + headerValue.length;
+  size += (priorValue?.length ?? 0) + (oldIsPrior ? 0 : oldValue.length) + (newValue?.length ?? 0);
+  const w = new Writer(size);
   w.long(context.timestamp);
   w.long(context.offset);
-  const topic = Buffer.from(context.topic, 'utf8');
   w.int(topic.length);
   w.bytes(topic);
   w.int(context.partition);
-  const headers = headerEntries(context.headers);
   w.int(headers.length);
   for (const [name, headerValue] of headers) {
     w.int(name.length);
     w.bytes(name);
     w.sized(headerValue);
   }
-  w.sized(value.priorValue);
-  if (value.oldValue === null) w.int(NULL_VALUE);
-  else if (same(value.priorValue, value.oldValue)) w.int(OLD_IS_PRIOR);
-  else w.sized(value.oldValue);
-  w.sized(value.newValue);
+  w.sized(priorValue);
+  if (oldValue === null) w.int(NULL_VALUE);
+  else if (oldIsPrior) w.int(OLD_IS_PRIOR);
+  else w.sized(oldValue);
+  w.sized(newValue);
   w.long(bufferTime);
   return w.done();
 }
