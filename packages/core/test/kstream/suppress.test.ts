@@ -2,6 +2,8 @@
 // guide's "Window Final Results" and "Controlling KTable emit rate", both from KIP-328), buffer
 // bounds, tombstones, and the buffer's changelog. The differential harness compares the same
 // operators record for record with Kafka Streams itself.
+import { InMemoryKeyValueStore } from '@kstreams/state-store';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamsError, TopologyError } from '../../src/errors.ts';
 import {
@@ -11,6 +13,8 @@ import {
   Suppressed,
   TimeWindows,
 } from '../../src/kstream/index.ts';
+import type { OutputRecord } from '../../src/processor/internals/records.ts';
+import { StreamTask } from '../../src/processor/internals/stream-task.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
 import type { Windowed } from '../../src/windowed.ts';
@@ -329,5 +333,62 @@ describe('EmitStrategy.onWindowClose (KIP-825)', () => {
       { key: 'U@540-600min', value: 1 },
       { key: 'U@540-600min', value: 2 },
     ]);
+  });
+});
+
+describe('suppression after a rollback (a StreamTask, as the runtime drives it)', () => {
+  it('reloads the buffer from the last commit and restarts stream time: nothing is emitted early', async () => {
+    let failNext = false;
+    const builder = new StreamsBuilder();
+    builder
+      .table('t', { keySerde: S, valueSerde: S })
+      .suppress(Suppressed.untilTimeLimit(10, BufferConfig.unbounded()))
+      .toStream()
+      .peek(() => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('injected');
+        }
+      })
+      .to('out', { keySerde: S, valueSerde: S });
+    let sent: OutputRecord[] = [];
+    const task = new StreamTask({
+      id: { subtopology: 0, partition: 0 },
+      applicationId: 'app',
+      topology: builder.build(),
+      collector: { send: (r) => sent.push(r) },
+      storeFactory: (name) => new InMemoryKeyValueStore(name),
+      logger: pino({ level: 'silent' }),
+    });
+    let offset = 0;
+    const process = (key: string, value: string, timestamp: number) =>
+      task.process({
+        topic: 't',
+        partition: 0,
+        offset: offset++,
+        key: Buffer.from(key),
+        value: Buffer.from(value),
+        timestamp,
+      });
+    const keys = () => sent.map((r) => r.key?.toString());
+    await task.initializeStores();
+    await task.initializeTopology();
+    await process('a', '1', 0);
+    await process('b', '2', 5);
+    task.changelogRecords();
+    await task.postCommit([]);
+    // At 20 'a' and 'b' are due; the first emission fails and the task rolls back to the commit.
+    failNext = true;
+    await expect(async () => process('c', '3', 20)).rejects.toThrow(/injected/);
+    task.rollback();
+    sent = [];
+    // The buffer is as committed ('a', 'b') and stream time starts again at this record (12): only
+    // 'a' (buffered at 0) is due; 'b' (at 5) would come out with a stream time kept from the
+    // rolled-back record (20).
+    await process('d', '4', 12);
+    expect(keys()).toEqual(['a']);
+    await process('e', '5', 30);
+    expect(keys()).toEqual(['a', 'b', 'd']);
+    await task.close();
   });
 });

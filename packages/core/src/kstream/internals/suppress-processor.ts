@@ -42,8 +42,13 @@ export class KTableSuppressProcessor
   }
 
   process(record: Record<unknown, Change<unknown>>): void | Promise<void> {
-    // The buffer's time index is rebuilt after the restore and after a rollback.
-    if (this.buffer.needsLoad) return this.buffer.load().then(() => this.suppress(record));
+    // The buffer's time index is rebuilt after the restore and after a rollback. Stream time starts
+    // again too: the records since the last commit come again, and a stream time kept from the
+    // rolled-back ones would emit windows before those records are back in them.
+    if (this.buffer.needsLoad) {
+      this.observedStreamTime = -1;
+      return this.buffer.load().then(() => this.suppress(record));
+    }
     this.suppress(record);
   }
 
