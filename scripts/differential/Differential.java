@@ -18,6 +18,7 @@ import java.util.Properties;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -25,15 +26,19 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.EmitStrategy;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.KGroupedTable;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Suppressed;
+import org.apache.kafka.streams.kstream.Suppressed.BufferConfig;
 import org.apache.kafka.streams.kstream.TimeWindowedKStream;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 public final class Differential {
@@ -224,6 +229,7 @@ public final class Differential {
         break;
       // End of sliding and session windows.
       default:
+        if (suppression(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -243,6 +249,79 @@ public final class Differential {
         .to("out", Produced.with(S, L));
   }
 
+  // Suppression and emit-on-window-close (issue 12); scenarios-suppress.ts has the same topologies.
+  // Windowed tables get explicit serdes: the suppression buffer serializes the windowed key.
+  private static boolean suppression(StreamsBuilder builder, String name) {
+    switch (name) {
+      case "suppress-tumbling-final":
+        finalCounts(builder, TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)));
+        return true;
+      case "suppress-hopping-final":
+        finalCounts(
+            builder,
+            TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)).advanceBy(Duration.ofMillis(5)));
+        return true;
+      case "suppress-final-filter":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(3)))
+            .count(Materialized.with(S, L))
+            .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()).withName("finals"))
+            .filter((k, count) -> count < 3)
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("out", Produced.with(S, L));
+        return true;
+      case "suppress-time-limit-max-records":
+        builder.<String, String>table("in")
+            .groupBy((k, v) -> KeyValue.pair(v, k))
+            .count()
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(5), BufferConfig.maxRecords(2).emitEarlyWhenFull()))
+            .toStream()
+            .to("out", Produced.with(S, L));
+        return true;
+      case "suppress-time-limit-table":
+        builder.<String, String>table("in")
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(3), BufferConfig.maxRecords(3)))
+            .toStream()
+            .to("out");
+        return true;
+      case "suppress-time-limit-max-bytes":
+        builder.<String, String>table("in")
+            .filter((k, v) -> !"drop".equals(v))
+            .suppress(Suppressed.untilTimeLimit(Duration.ofMillis(20), BufferConfig.maxBytes(110).emitEarlyWhenFull()))
+            .toStream()
+            .to("out");
+        return true;
+      case "emit-on-window-close":
+        builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(2)).advanceBy(Duration.ofMillis(5)))
+            .emitStrategy(EmitStrategy.onWindowClose())
+            // With the default retention (size + grace) the store may expire a window before it
+            // is read at its close (when stream time jumps); a longer one keeps every window.
+            .count(Materialized.<String, Long, WindowStore<Bytes, byte[]>>with(S, L).withRetention(Duration.ofMillis(100)))
+            .toStream()
+            .selectKey(Differential::windowName)
+            .to("out", Produced.with(S, L));
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private static void finalCounts(StreamsBuilder builder, TimeWindows windows) {
+    builder.<String, String>stream("in")
+        .groupByKey()
+        .windowedBy(windows)
+        .count(Materialized.with(S, L))
+        .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
+        .toStream()
+        .selectKey(Differential::windowName)
+        .to("out", Produced.with(S, L));
+  }
+  // End of the suppression block.
+
   private static Properties config() {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
@@ -259,10 +338,14 @@ public final class Differential {
     try (TopologyTestDriver driver =
         new TopologyTestDriver(topology(scenario.get("topology").asText()), config(), Instant.EPOCH)) {
       Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
+      // EmitStrategy.onWindowClose reads closed windows at most once a second of wall clock;
+      // kstreams reads whenever a window has closed (no throttle), so a second passes per record.
+      boolean emitOnClose = scenario.get("topology").asText().startsWith("emit-");
       for (JsonNode record : scenario.get("inputs")) {
         String topic = record.get("topic").asText();
         TestInputTopic<String, String> input = inputs.computeIfAbsent(
             topic, t -> driver.createInputTopic(t, S.serializer(), S.serializer()));
+        if (emitOnClose) driver.advanceWallClockTime(Duration.ofSeconds(1));
         input.pipeInput(
             text(record.get("key")), text(record.get("value")), record.get("timestamp").asLong());
       }

@@ -1,5 +1,6 @@
 export type { Branched } from './branched-kstream.ts';
 export { BranchedKStream } from './branched-kstream.ts';
+export { EmitStrategy } from './emit-strategy.ts';
 export { type KeyValue, keyValue } from './key-value.ts';
 export { KGroupedStream } from './kgrouped-stream.ts';
 export { KGroupedTable } from './kgrouped-table.ts';
@@ -10,5 +11,12 @@ export { SessionWindowedKStream } from './session-windowed-kstream.ts';
 export { SessionWindows } from './session-windows.ts';
 export { SlidingWindows } from './sliding-windows.ts';
 export { StreamsBuilder } from './streams-builder.ts';
+export {
+  BufferConfig,
+  type BufferFullStrategy,
+  type EagerBufferConfig,
+  type StrictBufferConfig,
+  Suppressed,
+} from './suppressed.ts';
 export { TimeWindowedKStream } from './time-windowed-kstream.ts';
 export { TimeWindows } from './time-windows.ts';

@@ -1,4 +1,6 @@
+import { TopologyError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
+import { suppressionBufferBuilder } from '../state/suppression-buffer-builder.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import {
   TableFilterProcessor,
@@ -6,15 +8,19 @@ import {
   TableRepartitionMapProcessor,
   TableToStreamProcessor,
 } from './internals/ktable-processors.ts';
+import { KTableSuppressProcessor } from './internals/suppress-processor.ts';
 import type { KeyValue } from './key-value.ts';
 import { KGroupedTable } from './kgrouped-table.ts';
 import { KStream } from './kstream.ts';
 import type { Grouped, Named } from './options.ts';
+import type { Suppressed } from './suppressed.ts';
 
 /**
  * A changelog stream: the latest value per key. Every update is forwarded downstream (no
  * caching), carrying the value it replaced so that a re-grouping can subtract it.
  */
+const SUPPRESS_NAME = 'KTABLE-SUPPRESS-';
+
 export class KTable<K, V> {
   /** @internal */
   constructor(
@@ -29,6 +35,11 @@ export class KTable<K, V> {
      * enableSendingOldValues): goes up through the stateless table operations.
      */
     readonly enableSendingOldValues: () => void = () => {},
+    /**
+     * @internal The grace period of the windows upstream, for a windowed table (a window closes at
+     * its end plus this); undefined for a table that is not windowed.
+     */
+    readonly windowGraceMs?: number,
   ) {}
 
   private next<VR>(
@@ -47,6 +58,7 @@ export class KTable<K, V> {
       valueSerde,
       undefined,
       enableSendingOldValues,
+      this.windowGraceMs,
     );
   }
 
@@ -84,6 +96,62 @@ export class KTable<K, V> {
       () => new TableMapValuesProcessor(mapper as (v: unknown, k: unknown) => unknown),
       undefined,
       this.enableSendingOldValues,
+    );
+  }
+
+  /**
+   * Holds updates back (Kafka Streams' KTable.suppress): `Suppressed.untilWindowCloses` gives one
+   * final result per window once it closes (windowed tables only); `Suppressed.untilTimeLimit` at
+   * most one update per key per time limit. The buffer is a store with its own changelog topic.
+   * Named as in Kafka Streams: the processor `<name>` (default KTABLE-SUPPRESS-n), its store
+   * `<name>-store` (default KTABLE-SUPPRESS-STATE-STORE-n), so the changelog topic is theirs too.
+   */
+  suppress(suppressed: Suppressed<K>): KTable<K, V> {
+    const { builder } = this;
+    const name = suppressed.name ?? builder.newProcessorName(SUPPRESS_NAME);
+    const storeName =
+      suppressed.name === undefined ? builder.newStoreName(SUPPRESS_NAME) : `${suppressed.name}-store`;
+    let suppressDurationMs = suppressed.timeToWaitForMoreEventsMs;
+    if (suppressDurationMs === undefined) {
+      if (this.windowGraceMs === undefined) {
+        throw new TopologyError(
+          `Suppressed.untilWindowCloses is only defined for windowed tables (the result of ` +
+            `windowedBy(...).count/reduce/aggregate), and the table of '${this.nodeName}' is not windowed. ` +
+            'Use Suppressed.untilTimeLimit(ms, bufferConfig) to rate-limit a table that is not windowed.',
+        );
+      }
+      suppressDurationMs = this.windowGraceMs;
+    }
+    // The buffer keeps the value downstream last saw, which needs the old values.
+    this.enableSendingOldValues();
+    const { bufferConfig } = suppressed;
+    builder.addProcessor(
+      name,
+      () =>
+        new KTableSuppressProcessor({
+          nodeName: name,
+          storeName,
+          maxRecords: bufferConfig.maxRecords,
+          maxBytes: bufferConfig.maxBytes,
+          suppressDurationMs,
+          timeDefinition: suppressed.timeDefinition,
+          bufferFullStrategy: bufferConfig.bufferFullStrategy,
+          safeToDropTombstones: suppressed.safeToDropTombstones,
+        }),
+      [this.nodeName],
+    );
+    builder.topology.addStateStore(
+      suppressionBufferBuilder(storeName, this.keySerde, this.valueSerde, bufferConfig.loggingEnabled),
+      [name],
+    );
+    return new KTable<K, V>(
+      builder,
+      name,
+      this.keySerde,
+      this.valueSerde,
+      undefined,
+      this.enableSendingOldValues,
+      this.windowGraceMs,
     );
   }
 

@@ -4,10 +4,12 @@ import { Serdes } from '../serdes/serdes.ts';
 import { TimeWindowedSerde } from '../serdes/windowed-serdes.ts';
 import { timestampedWindowStoreBuilder } from '../state/window-store-builder.ts';
 import type { Windowed } from '../windowed.ts';
+import { EmitStrategy } from './emit-strategy.ts';
 import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { SlidingWindowAggregateProcessor } from './internals/sliding-window-aggregate-processor.ts';
 import { WindowAggregateProcessor } from './internals/window-aggregate-processor.ts';
+import { lastEmitStoreName, WindowCloseEmitter } from './internals/window-close-emitter.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 import { SlidingWindows } from './sliding-windows.ts';
@@ -29,7 +31,14 @@ export class TimeWindowedKStream<K, V> {
     private readonly valueSerde: Serde<V> | undefined,
     /** The node the windowed aggregation reads from, once it knows its store name (repartition). */
     private readonly parent: (storeName: string) => string,
+    private readonly strategy: EmitStrategy = EmitStrategy.onWindowUpdate(),
   ) {}
+
+  /** When results go downstream (KIP-825): every update (the default), or once when a window closes. */
+  emitStrategy(strategy: EmitStrategy): TimeWindowedKStream<K, V> {
+    const { builder, windows, keySerde, valueSerde, parent } = this;
+    return new TimeWindowedKStream(builder, windows, keySerde, valueSerde, parent, strategy);
+  }
 
   /** The number of records per key and window. */
   count(materialized: Materialized<K, number> = {}): KTable<Windowed<K>, number> {
@@ -86,6 +95,13 @@ export class TimeWindowedKStream<K, V> {
         `Materialized retention (${retentionMs} ms) must be at least ${minimum} (${windows.retentionMs} ms)`,
       );
     }
+    const onClose = this.strategy.type === 'on-window-close';
+    if (onClose && sliding) {
+      throw new TopologyError(
+        'emitStrategy(EmitStrategy.onWindowClose()) works with TimeWindows only here, not yet with SlidingWindows; ' +
+          'use suppress(Suppressed.untilWindowCloses(...)) on the sliding-window table instead',
+      );
+    }
     return addAggregation<K, VA, Windowed<K>>(this.builder, {
       prefix,
       materialized,
@@ -95,10 +111,28 @@ export class TimeWindowedKStream<K, V> {
       supplier: (storeName) =>
         sliding
           ? () => new SlidingWindowAggregateProcessor(storeName, windows, initializer, aggregator)
-          : () => new WindowAggregateProcessor(storeName, windows, initializer, aggregator),
+          : () =>
+              new WindowAggregateProcessor(
+                storeName,
+                windows,
+                initializer,
+                aggregator,
+                onClose ? new WindowCloseEmitter(windows, storeName) : undefined,
+              ),
       store: (storeName, keySerde, valueSerde) =>
         timestampedWindowStoreBuilder(storeName, { retentionMs, windowSizeMs }, keySerde, valueSerde),
       tableKeySerde: (keySerde) => new TimeWindowedSerde(keySerde, windowSizeMs),
+      graceMs: windows.graceMs,
+      addExtras: (storeName, processorName) => {
+        if (onClose)
+          this.builder.addKeyValueStore(
+            lastEmitStoreName(storeName),
+            Serdes.String(),
+            Serdes.Long(),
+            true,
+            processorName,
+          );
+      },
     });
   }
 }

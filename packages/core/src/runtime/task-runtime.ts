@@ -216,6 +216,7 @@ export class TaskRuntime {
       key: c.key,
       value: c.value,
       timestamp: c.timestamp ?? now,
+      ...(c.headers === undefined ? {} : { headers: { ...c.headers } }),
     }));
     return this.producer.send([...this.collector.drain(), ...changelog]);
   }

@@ -33,6 +33,8 @@ export interface StoreBuilder<K = unknown, V = unknown> {
   /** Window and session stores: how long windows are kept (by stream time); window stores' size. */
   readonly retentionMs?: number;
   readonly windowSizeMs?: number;
+  /** Headers on each changelog value (Kafka Streams' suppression buffer marks its format, `v` = 3). */
+  readonly changelogHeaders?: { readonly [name: string]: Buffer };
   withLoggingEnabled(): StoreBuilder<K, V>;
   withLoggingDisabled(): StoreBuilder<K, V>;
   /** The bytes store under the task's buffer, of this builder's kind, from the runtime's or driver's factory. */

@@ -304,6 +304,7 @@ export class TopologyTestDriver {
           key: change.key,
           value: change.value,
           timestamp: change.timestamp ?? this.wallClockMs,
+          ...(change.headers === undefined ? {} : { headers: { ...change.headers } }),
         });
         const offset = (this.offsets.get(change.topic) ?? 0) + 1;
         this.offsets.set(change.topic, offset);

@@ -9,6 +9,7 @@ import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
+import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -157,7 +158,7 @@ const topologies: Record<string, Build> = {
 };
 
 export function ourTopology(name: string): Topology {
-  const build = topologies[name];
+  const build = topologies[name] ?? suppressTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -359,4 +360,5 @@ export const scenarios: Scenario[] = [
     outputs: [longOut('reduced'), longOut('aggregated')],
   },
   ...slidingSessionScenarios,
+  ...suppressScenarios,
 ];

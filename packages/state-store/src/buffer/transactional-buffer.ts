@@ -76,6 +76,7 @@ export class TransactionalBuffer {
   private commitInFlight: Promise<void> | undefined;
   /** Bumped by every write and rollback, so commit() can tell whether the buffer moved under it. */
   private generation = 0;
+  private rollbacks = 0;
 
   constructor(store: KeyValueBytesStore, options: TransactionalBufferOptions = {}) {
     const max = options.maxUncommittedBytes ?? DEFAULT_MAX_UNCOMMITTED_BYTES;
@@ -87,6 +88,14 @@ export class TransactionalBuffer {
     this.store = store;
     this.budget = options.budget ?? new UncommittedBytesBudget(max);
     this.onCommitRequested = options.onCommitRequested;
+  }
+
+  /**
+   * How many times the buffer was rolled back: a view that keeps an index of the buffer's contents
+   * in memory (the suppression buffer's time order) rebuilds it when this moves.
+   */
+  get rollbackCount(): number {
+    return this.rollbacks;
   }
 
   /** Key and value bytes of the buffered writes (a delete counts its key), plus each entry's overhead. */
@@ -197,6 +206,7 @@ export class TransactionalBuffer {
 
   rollback(): void {
     this.generation++;
+    this.rollbacks++;
     this.pending = new Map();
     this.adjust(-this.bytes);
     this.rearmCommitRequest();

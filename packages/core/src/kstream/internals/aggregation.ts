@@ -18,6 +18,10 @@ export interface AggregationSpec<K, VA, KT = K> {
   store?(storeName: string, keySerde: Serde<K> | undefined, valueSerde: Serde<VA> | undefined): StoreBuilder;
   /** The result table's key serde; by default the key serde (windowed ones wrap it). */
   tableKeySerde?(keySerde: Serde<K> | undefined): Serde<KT> | undefined;
+  /** A windowed table's grace, which suppress(untilWindowCloses) needs downstream. */
+  graceMs?: number;
+  /** Adds what else the processor needs (emit-on-close's last-emit store), once it has its name. */
+  addExtras?(storeName: string, processorName: string): void;
 }
 
 /**
@@ -39,8 +43,9 @@ export function addAggregation<K, VA, KT = K>(
     ? spec.store(storeName, keySerde, valueSerde)
     : timestampedKeyValueStoreBuilder(storeName, keySerde, valueSerde);
   builder.addStateStore(store, materialized.loggingEnabled, name);
+  spec.addExtras?.(storeName, name);
   const tableKeySerde = spec.tableKeySerde
     ? spec.tableKeySerde(keySerde)
     : (keySerde as Serde<unknown> as Serde<KT> | undefined);
-  return new KTable<KT, VA>(builder, name, tableKeySerde, valueSerde, storeName);
+  return new KTable<KT, VA>(builder, name, tableKeySerde, valueSerde, storeName, undefined, spec.graceMs);
 }

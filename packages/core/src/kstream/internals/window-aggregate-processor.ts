@@ -6,6 +6,7 @@ import type { Windowed } from '../../windowed.ts';
 import type { TimeWindows } from '../time-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
+import type { WindowCloseEmitter } from './window-close-emitter.ts';
 
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
 
@@ -26,6 +27,8 @@ export class WindowAggregateProcessor
     private readonly windows: TimeWindows,
     private readonly initializer: () => unknown,
     private readonly aggregator: (key: unknown, value: unknown, aggregate: unknown) => unknown,
+    /** EmitStrategy.onWindowClose: no updates, each window's result once it closes. */
+    private readonly onWindowClose?: WindowCloseEmitter,
   ) {}
 
   init(context: Ctx): void {
@@ -33,9 +36,10 @@ export class WindowAggregateProcessor
     this.store = timestampedWindowView(
       context.getStateStore<TypedWindowStore<unknown, unknown>>(this.storeName),
     );
+    this.onWindowClose?.init(context as ProcessorContext<unknown, unknown>);
   }
 
-  process(record: Record<unknown, unknown>): void {
+  process(record: Record<unknown, unknown>): void | Promise<void> {
     // Unlike the plain aggregations, Kafka Streams' windowed ones skip only null keys: a null value
     // reaches the aggregator (a windowed count counts it; the differential harness showed it).
     if (record.key === null || record.key === undefined) {
@@ -59,6 +63,7 @@ export class WindowAggregateProcessor
         previous === undefined ? record.timestamp : Math.max(record.timestamp, previous.timestamp);
       const absent = aggregate === null || aggregate === undefined;
       this.store.put(record.key, absent ? null : { value: aggregate, timestamp }, window.start);
+      if (this.onWindowClose !== undefined) continue;
       this.ctx.forward(
         record
           .withKey({ key: record.key, window })
@@ -66,5 +71,6 @@ export class WindowAggregateProcessor
           .withTimestamp(timestamp),
       );
     }
+    return this.onWindowClose?.maybeEmit(this.ctx, this.store, record, closeTime);
   }
 }

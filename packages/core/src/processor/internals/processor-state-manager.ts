@@ -51,6 +51,7 @@ export interface ChangelogChange {
   value: Buffer | null;
   /** The value's own timestamp (timestamped stores); otherwise the commit's time is used. */
   timestamp?: number;
+  headers?: { readonly [name: string]: Buffer };
 }
 
 /** A changelog record as the restore reads it. */
@@ -187,10 +188,13 @@ export class ProcessorStateManager {
       if (entry.changelog === null || entry.buffer === undefined) continue;
       const { topic, partition } = entry.changelog;
       const timestamped = entry.builder.timestamped === true;
+      const headers = entry.builder.changelogHeaders;
       for (const { key, value } of entry.buffer.pendingChanges()) {
         if (timestamped && value !== null) {
           // Kafka Streams' changelog format: the plain value, its timestamp as the record's.
           out.push({ topic, partition, key, value: rawValueOf(value), timestamp: timestampOf(value) });
+        } else if (headers !== undefined && value !== null) {
+          out.push({ topic, partition, key, value, headers });
         } else {
           out.push({ topic, partition, key, value });
         }
