@@ -9,6 +9,8 @@ export interface LabContext {
   brokers: string[];
   proxy: FaultProxy;
   workload: Workload;
+  /** The session timeout of the copiers and apps: how long a killed member holds up a restart. */
+  sessionTimeoutMs: number;
   /** Prefix of every topic, group and application id of this run. */
   prefix: string;
   /** A client straight to the broker (for setup and reading results), or through the proxy. */
@@ -19,7 +21,11 @@ export interface LabContext {
   close(): Promise<void>;
 }
 
-export async function openLab(brokers: string[], workload: Workload): Promise<LabContext> {
+export async function openLab(
+  brokers: string[],
+  workload: Workload,
+  { sessionTimeoutMs = 6000 } = {},
+): Promise<LabContext> {
   const prefix = `lab-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}`;
   const proxy = new FaultProxy(0);
   await proxy.start();
@@ -41,6 +47,7 @@ export async function openLab(brokers: string[], workload: Workload): Promise<La
     brokers,
     proxy,
     workload,
+    sessionTimeoutMs,
     prefix,
     kafka,
     async createTopic(name, partitions = 3) {

@@ -36,6 +36,7 @@ export async function runCopierCell(
     groupId: `${ctx.prefix}-${name}-group`,
     transactionalId: `${ctx.prefix}-${name}-tx`,
     sliceSize: SLICE,
+    sessionTimeoutMs: ctx.sessionTimeoutMs,
     killPoint: KILL_POINTS[scenario] ?? 'none',
     // Half-way through the input (slices are cut per fetched batch, so a few more than records / SLICE).
     killAtSlice: Math.max(2, Math.floor(totalRecords(ctx.workload) / SLICE / 2)),

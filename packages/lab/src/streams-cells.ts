@@ -28,6 +28,7 @@ export async function runStreamsCell(
     guarantee,
     commitIntervalMs: 500,
     stateDir: tempDir('kstreams-lab-'),
+    sessionTimeoutMs: ctx.sessionTimeoutMs,
   };
   // Records processed counts the input and the repartition topic: 2 per word.
   const all = 2 * totalRecords(ctx.workload);

@@ -19,6 +19,7 @@ export interface CopierOptions {
   groupId: string;
   transactionalId: string;
   sliceSize: number;
+  sessionTimeoutMs: number;
   killPoint: KillPoint;
   /** The slice (counted from 1 in this process) at which the kill point applies. */
   killAtSlice: number;
@@ -41,7 +42,7 @@ const producer = kafka.producer({
 const consumer = kafka.consumer({
   groupId: o.groupId,
   readUncommitted: false,
-  sessionTimeout: 6000,
+  sessionTimeout: o.sessionTimeoutMs,
   heartbeatInterval: 500,
   maxWaitTimeInMs: 100,
 });

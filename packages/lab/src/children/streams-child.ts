@@ -15,6 +15,7 @@ export interface StreamsOptions {
   guarantee: ProcessingGuarantee;
   commitIntervalMs: number;
   stateDir: string;
+  sessionTimeoutMs: number;
 }
 
 const o = childOptions<StreamsOptions>();
@@ -26,7 +27,9 @@ const app = new KafkaStreams(wordCountTopology(o.input, o.output), {
   commitIntervalMs: o.commitIntervalMs,
   stateDir: o.stateDir,
   logger: pino({ level: process.env.LAB_LOG_LEVEL ?? 'silent' }, pino.destination(2)),
-  consumer: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500 },
+  consumer: { sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: 500 },
+  // A transaction stays open for a commit interval; D1's first run commits only after 60 s.
+  producer: { transactionTimeoutMs: Math.max(10_000, 2 * o.commitIntervalMs) },
 });
 app.on('stateChange', (state) => report('state', { state }));
 setInterval(() => report('metrics', { state: app.state, ...app.metrics() }), 200).unref();
