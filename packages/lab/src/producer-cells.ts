@@ -8,7 +8,6 @@ import type { LabContext } from './context.ts';
 import { runSource } from './source.ts';
 import { sequenceRecords, totalRecords } from './workload.ts';
 
-const CHUNK = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runProducerCell(
@@ -19,6 +18,8 @@ export async function runProducerCell(
   const id = config.id as ProducerConfigId;
   const output = await ctx.createTopic(`${id}-${scenario}-out`);
   const records = sequenceRecords(ctx.workload);
+  // At least 20 chunks, so the fault (armed after the third) lands mid-batch; at most 100 records each.
+  const chunkSize = Math.max(1, Math.min(100, Math.floor(records.length / 20)));
   const { proxy } = ctx;
   if (scenario === 'A' || scenario === 'C') {
     const lost = proxy.lost;
@@ -28,7 +29,7 @@ export async function runProducerCell(
       config: id,
       topic: output,
       records,
-      chunkSize: CHUNK,
+      chunkSize,
       // Paced, so that the fault window of C covers some chunks and not all that follow.
       onChunk: async (_sent, chunk) => {
         await sleep(30);
@@ -50,7 +51,7 @@ export async function runProducerCell(
     config: id,
     topic: output,
     workload: ctx.workload,
-    chunkSize: CHUNK,
+    chunkSize,
   };
   const first = await new LabChild('producer', options).start();
   try {

@@ -58,9 +58,11 @@ export async function runStreamsCell(
       const first = await start({ ...base, commitIntervalMs: scenario === 'D1' ? 60_000 : 500 });
       await first.waitFor(processed(0.5), 90_000, 'half the input processed');
       await first.kill();
+      // What the app had reported last before the kill (every 200 ms).
+      const at = first.last('metrics')!;
       await start(base);
       const note = await complete(ctx, output, group, 90_000);
-      fault = `SIGKILL half-way${scenario === 'D1' ? ', before any commit' : ''}${note}`;
+      fault = `SIGKILL at ${at.processedRecords as number} of ${all} records processed (input and repartition), after ${at.commits as number} commits${note}`;
     } else {
       const commitKey = guarantee === 'exactly_once' ? ApiKey.EndTxn : ApiKey.OffsetCommit;
       const first = await start(base);
