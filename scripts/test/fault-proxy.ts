@@ -1,11 +1,24 @@
 // A TCP proxy between Kafka clients and a broker that can lose responses: the request reaches the
 // broker and takes effect, but the client's connection is cut before the answer arrives. That is
 // what a broker restart or a network blip does to an acknowledgement in flight, made to happen on
-// demand. It reads only the frame headers of the Kafka protocol (size, API key, correlation id).
+// demand. It can also drop every connection for a moment (requests vanish unanswered), delay
+// answers, and it counts the requests in flight on each connection. It reads only the frame
+// headers of the Kafka protocol (size, API key, correlation id).
+//
+// Two ways in: a fixed target (a broker whose advertised listener is the proxy's port), or routed,
+// where the client's socketFactory (see `socketFactory()`) names the broker it wanted in a first
+// line, so one proxy serves every broker of a cluster without touching its metadata.
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 
 /** Kafka API keys of the requests whose answers a test may want to lose. */
-export const ApiKey = { Produce: 0, AddOffsetsToTxn: 25, EndTxn: 26, TxnOffsetCommit: 28 } as const;
+export const ApiKey = {
+  Produce: 0,
+  Fetch: 1,
+  OffsetCommit: 8,
+  AddOffsetsToTxn: 25,
+  EndTxn: 26,
+  TxnOffsetCommit: 28,
+} as const;
 
 /** Splits a byte stream into size-prefixed Kafka frames. */
 function frames(onFrame: (frame: Buffer) => void): (chunk: Buffer) => void {
@@ -21,25 +34,74 @@ function frames(onFrame: (frame: Buffer) => void): (chunk: Buffer) => void {
   };
 }
 
+/** The arguments kafkajs passes to a socketFactory. */
+interface SocketFactoryArgs {
+  host: string;
+  port: number;
+  onConnect: () => void;
+}
+
+/**
+ * A kafkajs `socketFactory` whose connections go through the routed proxy listening on
+ * `proxyPort` to the broker the client asked for; for clients in other processes than the proxy.
+ */
+export function proxiedSocketFactory(proxyPort: number): (args: SocketFactoryArgs) => Socket {
+  return ({ host, port, onConnect }) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port: proxyPort }, onConnect);
+    socket.setNoDelay(true);
+    // Written before anything kafkajs writes: the route line.
+    socket.write(`${host}:${port}\n`);
+    return socket;
+  };
+}
+
 export class FaultProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private loseUntil = 0;
   private losing = new Set<number>();
+  private loseCount = 0;
+  private losingNext = new Set<number>();
+  private dropUntil = 0;
+  private delayMs = 0;
+  private delaying = new Set<number>();
+  private readonly cutters = new Set<() => void>();
   /** Responses lost so far (each one cut a client connection). */
   lost = 0;
+  /** Called with the API key of each lost response, as the connection is cut. */
+  onLost?: (apiKey: number) => void;
+  /** Requests that vanished while connections were dropped. */
+  dropped = 0;
+  /** Requests seen per API key. */
+  readonly requests = new Map<number, number>();
+  /** Per API key, the most requests that were in flight (sent, not yet answered) on one connection. */
+  readonly maxInFlight = new Map<number, number>();
 
+  /** `port` 0 picks a free one; without a target, every connection names its broker (routed). */
   constructor(
-    readonly port: number,
-    private readonly target: { host: string; port: number },
+    private readonly listenPort: number,
+    private readonly target?: { host: string; port: number },
   ) {}
 
+  get port(): number {
+    const address = this.server?.address();
+    return address && typeof address === 'object' ? address.port : this.listenPort;
+  }
+
   async start(): Promise<void> {
-    this.server = createServer((client) => this.pipe(client));
+    this.server = createServer((client) => this.accept(client));
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
-      this.server!.listen(this.port, this.target.host, resolve);
+      this.server!.listen(this.listenPort, this.target?.host ?? '127.0.0.1', resolve);
     });
+  }
+
+  /**
+   * A kafkajs `socketFactory` whose connections go through this (routed) proxy to the broker the
+   * client asked for.
+   */
+  socketFactory(): (args: SocketFactoryArgs) => Socket {
+    return proxiedSocketFactory(this.port);
   }
 
   /** For `durationMs`, every answer to a request with one of `apiKeys` is lost. */
@@ -48,37 +110,109 @@ export class FaultProxy {
     this.loseUntil = Date.now() + durationMs;
   }
 
+  /** The answers to the next `count` requests with one of `apiKeys` are lost. */
+  loseNextResponses(apiKeys: number[], count: number): void {
+    this.losingNext = new Set(apiKeys);
+    this.loseCount = count;
+  }
+
+  /** Cuts every connection now, and for `durationMs` requests vanish and connections are cut. */
+  dropConnections(durationMs: number): void {
+    this.dropUntil = Date.now() + durationMs;
+    for (const cut of [...this.cutters]) cut();
+  }
+
+  /** Answers to requests with one of `apiKeys` arrive `ms` late (in order, as on a slow link). */
+  delayResponses(apiKeys: number[], ms: number): void {
+    this.delaying = new Set(apiKeys);
+    this.delayMs = ms;
+  }
+
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise((resolve) => (this.server ? this.server.close(resolve) : resolve(undefined)));
   }
 
-  private pipe(client: Socket): void {
-    const broker = tcpConnect(this.target.port, this.target.host);
+  private accept(client: Socket): void {
+    if (this.target) {
+      this.pipe(client, this.target);
+      return;
+    }
+    let head = Buffer.alloc(0);
+    const onRoute = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const nl = head.indexOf(10);
+      if (nl < 0) return;
+      client.off('data', onRoute);
+      const [host, port] = head.subarray(0, nl).toString().split(':');
+      const rest = head.subarray(nl + 1);
+      this.pipe(client, { host: host!, port: Number(port) }, rest.length > 0 ? rest : undefined);
+    };
+    client.on('data', onRoute);
+    client.on('error', () => client.destroy());
+  }
+
+  private pipe(client: Socket, target: { host: string; port: number }, first?: Buffer): void {
+    const broker = tcpConnect(target.port, target.host);
+    broker.setNoDelay(true);
     this.sockets.add(client).add(broker);
     // Correlation ids of requests on this connection whose response must not reach the client.
     const doomed = new Set<number>();
+    const delayed = new Set<number>();
+    const inFlight = new Map<number, number>();
+    const apiKeyOf = new Map<number, number>();
     const cut = () => {
+      this.cutters.delete(cut);
       client.destroy();
       broker.destroy();
     };
-    client.on(
-      'data',
-      frames((frame) => {
-        const apiKey = frame.readInt16BE(4);
-        if (Date.now() < this.loseUntil && this.losing.has(apiKey)) doomed.add(frame.readInt32BE(8));
-        broker.write(frame);
-      }),
-    );
+    this.cutters.add(cut);
+    const fromClient = frames((frame) => {
+      const apiKey = frame.readInt16BE(4);
+      const correlationId = frame.readInt32BE(8);
+      this.requests.set(apiKey, (this.requests.get(apiKey) ?? 0) + 1);
+      if (Date.now() < this.dropUntil) {
+        this.dropped++;
+        cut();
+        return;
+      }
+      if (Date.now() < this.loseUntil && this.losing.has(apiKey)) doomed.add(correlationId);
+      if (this.loseCount > 0 && this.losingNext.has(apiKey)) {
+        this.loseCount--;
+        doomed.add(correlationId);
+      }
+      if (this.delaying.has(apiKey)) delayed.add(correlationId);
+      apiKeyOf.set(correlationId, apiKey);
+      const n = (inFlight.get(apiKey) ?? 0) + 1;
+      inFlight.set(apiKey, n);
+      if (n > (this.maxInFlight.get(apiKey) ?? 0)) this.maxInFlight.set(apiKey, n);
+      broker.write(frame);
+    });
+    client.on('data', fromClient);
+    if (first) fromClient(first);
+    // Answers leave in the order they came, each after its delay: a chain per connection.
+    let chain = Promise.resolve();
     broker.on(
       'data',
       frames((frame) => {
-        if (doomed.has(frame.readInt32BE(4))) {
-          this.lost++;
-          cut();
-          return;
-        }
-        client.write(frame);
+        const correlationId = frame.readInt32BE(4);
+        const apiKey = apiKeyOf.get(correlationId);
+        apiKeyOf.delete(correlationId);
+        const deliver = () => {
+          if (apiKey !== undefined) inFlight.set(apiKey, (inFlight.get(apiKey) ?? 1) - 1);
+          if (doomed.has(correlationId)) {
+            this.lost++;
+            cut();
+            if (apiKey !== undefined) this.onLost?.(apiKey);
+            return;
+          }
+          client.write(frame);
+        };
+        const wait = delayed.delete(correlationId) ? this.delayMs : 0;
+        chain = chain.then(async () => {
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          deliver();
+        });
       }),
     );
     for (const s of [client, broker]) {

@@ -39,6 +39,8 @@ export interface StreamsConfig {
   sasl?: unknown;
   connectionTimeout?: number;
   requestTimeout?: number;
+  /** kafkajs' socketFactory, passed through: how the app opens every connection (e.g. through a proxy). */
+  socketFactory?: unknown;
   processingGuarantee?: ProcessingGuarantee;
   commitIntervalMs?: number;
   stateDir?: string;
@@ -85,7 +87,13 @@ export interface ResolvedConfig {
   applicationId: string;
   brokers: string[];
   clientId: string;
-  kafkaClient: { ssl?: unknown; sasl?: unknown; connectionTimeout?: number; requestTimeout?: number };
+  kafkaClient: {
+    ssl?: unknown;
+    sasl?: unknown;
+    connectionTimeout?: number;
+    requestTimeout?: number;
+    socketFactory?: unknown;
+  };
   processingGuarantee: ProcessingGuarantee;
   exactlyOnce: boolean;
   commitIntervalMs: number;
@@ -112,6 +120,7 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
   sasl: 'object',
   connectionTimeout: 'number',
   requestTimeout: 'number',
+  socketFactory: 'function (kafkajs socketFactory)',
   processingGuarantee: "'at_least_once' | 'exactly_once'",
   commitIntervalMs: 'number',
   stateDir: 'string',
@@ -176,6 +185,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     problems.push(`"brokers" is required: a list of "host:port" strings, got ${JSON.stringify(raw.brokers)}`);
   }
   expect('clientId', typeof raw.clientId === 'string');
+  expect('socketFactory', typeof raw.socketFactory === 'function');
   expect(
     'processingGuarantee',
     raw.processingGuarantee === 'at_least_once' || raw.processingGuarantee === 'exactly_once',
@@ -339,7 +349,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
       ? (raw.logger as Logger)
       : pino({ level: (raw.logger as string | undefined) ?? 'info', name: 'kstreams' });
   const kafkaClient: ResolvedConfig['kafkaClient'] = {};
-  for (const k of ['ssl', 'sasl', 'connectionTimeout', 'requestTimeout'] as const) {
+  for (const k of ['ssl', 'sasl', 'connectionTimeout', 'requestTimeout', 'socketFactory'] as const) {
     if (raw[k] !== undefined) (kafkaClient as Record<string, unknown>)[k] = raw[k];
   }
   return {
