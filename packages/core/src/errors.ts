@@ -75,3 +75,22 @@ export class ProcessingError extends StreamsError {
     this.nodeName = nodeName;
   }
 }
+
+/**
+ * A sink's record is larger than `producer.maxRequestSize` (Java's RecordTooLargeException): the
+ * broker would refuse it however often it is sent.
+ */
+export class RecordTooLargeError extends StreamsError {
+  constructor(
+    readonly topic: string,
+    readonly nodeName: string,
+    readonly sizeBytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(
+      `Sink ${nodeName}: a record for topic '${topic}' is ${sizeBytes} bytes serialized, more than ` +
+        `producer.maxRequestSize (${maxBytes}); the broker would refuse it. Make the record smaller, or ` +
+        `raise producer.maxRequestSize together with the broker's message.max.bytes (and the topic's max.message.bytes).`,
+    );
+  }
+}

@@ -1,6 +1,6 @@
+export type { ErrorsConfig } from './config/exception-handler-config.ts';
 export type {
   ConsumerConfig,
-  DeserializationExceptionHandlerConfig,
   MetricsRecordingLevel,
   ProcessingGuarantee,
   ProducerConfig,
@@ -10,12 +10,24 @@ export {
   ConfigError,
   DeserializationError,
   ProcessingError,
+  RecordTooLargeError,
   SerdeError,
   SerializationError,
   StreamsError,
   TopologyError,
 } from './errors.ts';
 export * from './kstream/index.ts';
+export type {
+  DeserializationExceptionHandler,
+  DeserializationExceptionHandlerConfig,
+  ErrorHandlerContext,
+  HandlerResponse,
+  ProcessingExceptionHandler,
+  ProcessingExceptionHandlerConfig,
+  ProducedRecord,
+  ProductionExceptionHandler,
+  ProductionExceptionHandlerConfig,
+} from './processor/exception-handlers.ts';
 export type {
   Cancellable,
   FixedKeyProcessor,
