@@ -8,6 +8,8 @@ import {
   DeserializationError,
   type ErrorHandlerContext,
   ProcessingError,
+  type Processor,
+  type ProcessorContext,
   type ProducedRecord,
   RecordTooLargeError,
   type Serde,
@@ -140,17 +142,19 @@ describe('processingExceptionHandler (KIP-1033)', () => {
     const builder = new StreamsBuilder();
     builder
       .stream('in', { keySerde: S, valueSerde: S })
-      .process(() => ({
-        ctx: undefined as unknown as { forward(r: unknown): void },
-        init(ctx: { forward(r: unknown): void }) {
-          this.ctx = ctx;
-        },
-        async process(record: { value: string }) {
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          if (record.value === 'boom') throw new RangeError('async boom');
-          this.ctx.forward(record);
-        },
-      }))
+      .process((): Processor<string, string, string, string> => {
+        let ctx: ProcessorContext<string, string>;
+        return {
+          init: (c) => {
+            ctx = c;
+          },
+          process: async (record) => {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            if (record.value === 'boom') throw new RangeError('async boom');
+            ctx.forward(record);
+          },
+        };
+      })
       .to('out', { keySerde: S, valueSerde: S });
     const driver = driverFor(builder.build(), {
       processingExceptionHandler: 'logAndContinue',
