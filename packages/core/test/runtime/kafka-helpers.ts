@@ -49,6 +49,7 @@ export interface ReadRecord {
   value: Buffer;
   partition: number;
   offset: number;
+  headers: { [name: string]: Buffer | string | undefined };
 }
 
 /**
@@ -93,6 +94,7 @@ export async function readTopic(
             value: m.value ?? Buffer.alloc(0),
             partition: batch.partition,
             offset: Number(m.offset),
+            headers: (m.headers ?? {}) as ReadRecord['headers'],
           });
         }
         check();
