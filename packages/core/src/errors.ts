@@ -94,3 +94,54 @@ export class RecordTooLargeError extends StreamsError {
     );
   }
 }
+
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+]);
+
+/**
+ * No broker of the `brokers` list answered (refused, unknown host, timed out). `from` recognises
+ * the client's connection errors under its retry wrappers.
+ */
+export class BrokerUnreachableError extends StreamsError {
+  constructor(
+    readonly brokers: readonly string[],
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `No Kafka broker answered at ${brokers.join(',')} (${reason}). Start Kafka there, or set the "brokers" setting to your cluster's addresses.`,
+      options,
+    );
+  }
+
+  static from(error: unknown, brokers: readonly string[]): BrokerUnreachableError | undefined {
+    for (
+      let e = error as ErrorLike | undefined;
+      e;
+      e = (e.originalError ?? e.cause) as ErrorLike | undefined
+    ) {
+      if (e instanceof BrokerUnreachableError) return e;
+      const connectionError =
+        e.name === 'KafkaJSConnectionError' ||
+        (e.code !== undefined && UNREACHABLE_CODES.has(e.code)) ||
+        /Connection timeout/i.test(e.message ?? '');
+      if (connectionError)
+        return new BrokerUnreachableError(brokers, e.message ?? String(e), { cause: error });
+    }
+    return undefined;
+  }
+}
+
+interface ErrorLike {
+  name?: string;
+  code?: string;
+  message?: string;
+  cause?: unknown;
+  originalError?: unknown;
+}

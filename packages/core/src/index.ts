@@ -7,6 +7,7 @@ export type {
   StreamsConfig,
 } from './config/streams-config.ts';
 export {
+  BrokerUnreachableError,
   ConfigError,
   DeserializationError,
   ProcessingError,
