@@ -54,7 +54,10 @@ describe('windowed count on the broker', () => {
       }));
     const latest = async () => {
       const serde = WindowedSerdes.timeWindowedSerdeFrom(Serdes.String(), SIZE);
-      const consumer = testKafka().consumer({ groupId: uniqueName('reader'), readUncommitted: false });
+      const consumer = testKafka().consumer({
+        groupId: uniqueName(`${applicationId}-reader`),
+        readUncommitted: false,
+      });
       const seen = new Map<string, number>();
       await consumer.connect();
       await consumer.subscribe({ topic: output, fromBeginning: true });
