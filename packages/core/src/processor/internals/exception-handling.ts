@@ -18,6 +18,7 @@ import {
 } from '../exception-handlers.ts';
 import type { Record } from '../record.ts';
 import { type RecordCollector, type SinkSerdes, sendSerialized } from './record-collector.ts';
+import { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord, OutputRecord } from './records.ts';
 
 /** KIP-1034's header names, as Kafka Streams writes them. */
@@ -64,6 +65,14 @@ export class TaskExceptionHandling {
     return this.dropped;
   }
 
+  /** The task's RecordDeserializer, asking the deserialization handler (`sourceName`: a topic's source node). */
+  recordDeserializer(sourceName: (topic: string) => string): RecordDeserializer {
+    return new RecordDeserializer(
+      (error, record) => this.deserialization(error, record, sourceName(record.topic)),
+      this.logger,
+    );
+  }
+
   /** The deserializer logs and counts the skip; this asks the handler and dead-letters. */
   deserialization(error: DeserializationError, record: InputRecord, sourceNode: string): HandlerResponse {
     const context = this.context(record, sourceNode);
@@ -87,6 +96,18 @@ export class TaskExceptionHandling {
     const err = asError(error);
     const context = { ...this.context(input, nodeName), record };
     return this.decide('processing', err, context, () => this.handlers.processing(err, context));
+  }
+
+  /** The processing handler for a processor's promise (the record's input is taken now). */
+  processingAsync(
+    result: Promise<void>,
+    nodeName: string,
+    input: InputRecord | undefined,
+    record: Record<unknown, unknown>,
+  ): Promise<void> {
+    return result.catch((error: unknown) => {
+      if (!this.processing(error, nodeName, input, record)) throw error;
+    });
   }
 
   /** A sink's send: serialization errors and too-large records go to the production handler. */

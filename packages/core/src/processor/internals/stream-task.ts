@@ -28,7 +28,7 @@ import {
 } from './processor-state-manager.ts';
 import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
 import type { RecordCollector } from './record-collector.ts';
-import { RecordDeserializer } from './record-deserializer.ts';
+import type { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord } from './records.ts';
 
 export type { TaskId } from '../task-id.ts';
@@ -115,10 +115,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.operatorDrops = new OperatorDrops(this.logger);
     const { collector, errorHandling } = options;
     this.errors = new TaskExceptionHandling(this.idString, collector, this.logger, errorHandling);
-    this.deserializer = new RecordDeserializer(
-      (error, record) => this.errors.deserialization(error, record, this.sources.get(record.topic)!.name),
-      this.logger,
-    );
+    this.deserializer = this.errors.recordDeserializer((topic) => this.sources.get(topic)!.name);
     this.stateManager = new ProcessorStateManager({
       taskId: this.idString,
       applicationId: this.applicationId,
@@ -275,10 +272,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     if (isPromise(result)) {
       // The record's description now: by the time the promise settles the task has moved on.
       const detail = this.describeCurrent();
-      const input = this.currentRecord;
-      const handled = result.catch((error: unknown) => {
-        if (!this.errors.processing(error, node.name, input, record)) throw error;
-      });
+      const handled = this.errors.processingAsync(result, node.name, this.currentRecord, record);
       this.work.track(handled, (error) => this.wrapError(node, error, detail));
     }
   }
