@@ -25,8 +25,8 @@ export function uniqueName(prefix: string): string {
 }
 
 /**
- * Creates topics for the calling test file and deletes them (and any topics whose name starts
- * with one of `alsoDeletePrefixes`, such as an application's internal topics) after the file.
+ * Creates topics for the calling test file and deletes them after the file, with the topics and
+ * consumer groups whose names start with a prefix given to `cleanUpPrefix` (an application id).
  */
 export function topicsForThisFile() {
   const created = new Set<string>();
@@ -40,11 +40,16 @@ export function topicsForThisFile() {
     return admin;
   };
   afterAll(async () => {
-    if (!admin) return;
-    const existing = await admin.listTopics();
-    const doomed = existing.filter((t) => created.has(t) || [...prefixes].some((p) => t.startsWith(p)));
-    if (doomed.length > 0) await admin.deleteTopics({ topics: doomed }).catch(() => {});
-    await admin.disconnect();
+    // Also when the file only named prefixes (an app's internal topics) and never created a topic.
+    if (created.size === 0 && prefixes.size === 0 && !admin) return;
+    const a = await getAdmin();
+    const mine = (name: string) => created.has(name) || [...prefixes].some((p) => name.startsWith(p));
+    const doomed = (await a.listTopics()).filter(mine);
+    if (doomed.length > 0) await a.deleteTopics({ topics: doomed }).catch(() => {});
+    // The apps' consumer groups (group id = application id, restore groups `<id>-restore-*`).
+    const groups = (await a.listGroups()).groups.map((g) => g.groupId).filter(mine);
+    if (groups.length > 0) await a.deleteGroups(groups).catch(() => {});
+    await a.disconnect();
   });
   return {
     admin: getAdmin,
@@ -55,7 +60,7 @@ export function topicsForThisFile() {
       created.add(topic);
       return topic;
     },
-    /** Deletes, after the file, every topic whose name starts with `prefix`. */
+    /** Deletes, after the file, every topic and consumer group whose name starts with `prefix`. */
     cleanUpPrefix(prefix: string) {
       prefixes.add(prefix);
     },

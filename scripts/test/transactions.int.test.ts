@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile, uniqueName } from './kafka.ts';
 
 const topics = topicsForThisFile();
+// The readers' groups go with the file's topics.
+const readers = uniqueName('txn-reader');
+topics.cleanUpPrefix(readers);
 
 async function readAll(readUncommitted: boolean, topic: string, expected: number): Promise<string[]> {
-  const consumer = testKafka().consumer({ groupId: uniqueName('txn-reader'), readUncommitted });
+  const consumer = testKafka().consumer({ groupId: uniqueName(readers), readUncommitted });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   const seen: string[] = [];

@@ -75,3 +75,73 @@ export class ProcessingError extends StreamsError {
     this.nodeName = nodeName;
   }
 }
+
+/**
+ * A sink's record is larger than `producer.maxRequestSize` (Java's RecordTooLargeException): the
+ * broker would refuse it however often it is sent.
+ */
+export class RecordTooLargeError extends StreamsError {
+  constructor(
+    readonly topic: string,
+    readonly nodeName: string,
+    readonly sizeBytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(
+      `Sink ${nodeName}: a record for topic '${topic}' is ${sizeBytes} bytes serialized, more than ` +
+        `producer.maxRequestSize (${maxBytes}); the broker would refuse it. Make the record smaller, or ` +
+        `raise producer.maxRequestSize together with the broker's message.max.bytes (and the topic's max.message.bytes).`,
+    );
+  }
+}
+
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+]);
+
+/**
+ * No broker of the `brokers` list answered (refused, unknown host, timed out). `from` recognises
+ * the client's connection errors under its retry wrappers.
+ */
+export class BrokerUnreachableError extends StreamsError {
+  constructor(
+    readonly brokers: readonly string[],
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `No Kafka broker answered at ${brokers.join(',')} (${reason}). Start Kafka there, or set the "brokers" setting to your cluster's addresses.`,
+      options,
+    );
+  }
+
+  static from(error: unknown, brokers: readonly string[]): BrokerUnreachableError | undefined {
+    for (
+      let e = error as ErrorLike | undefined;
+      e;
+      e = (e.originalError ?? e.cause) as ErrorLike | undefined
+    ) {
+      if (e instanceof BrokerUnreachableError) return e;
+      const connectionError =
+        e.name === 'KafkaJSConnectionError' ||
+        (e.code !== undefined && UNREACHABLE_CODES.has(e.code)) ||
+        /Connection timeout/i.test(e.message ?? '');
+      if (connectionError)
+        return new BrokerUnreachableError(brokers, e.message ?? String(e), { cause: error });
+    }
+    return undefined;
+  }
+}
+
+interface ErrorLike {
+  name?: string;
+  code?: string;
+  message?: string;
+  cause?: unknown;
+  originalError?: unknown;
+}

@@ -1,21 +1,34 @@
+export type { ErrorsConfig } from './config/exception-handler-config.ts';
 export type {
   ConsumerConfig,
-  DeserializationExceptionHandlerConfig,
   MetricsRecordingLevel,
   ProcessingGuarantee,
   ProducerConfig,
   StreamsConfig,
 } from './config/streams-config.ts';
 export {
+  BrokerUnreachableError,
   ConfigError,
   DeserializationError,
   ProcessingError,
+  RecordTooLargeError,
   SerdeError,
   SerializationError,
   StreamsError,
   TopologyError,
 } from './errors.ts';
 export * from './kstream/index.ts';
+export type {
+  DeserializationExceptionHandler,
+  DeserializationExceptionHandlerConfig,
+  ErrorHandlerContext,
+  HandlerResponse,
+  ProcessingExceptionHandler,
+  ProcessingExceptionHandlerConfig,
+  ProducedRecord,
+  ProductionExceptionHandler,
+  ProductionExceptionHandlerConfig,
+} from './processor/exception-handlers.ts';
 export type {
   Cancellable,
   FixedKeyProcessor,

@@ -2,15 +2,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
 import { ConfigError } from '../errors.ts';
+import type { ResolvedExceptionHandlers } from '../processor/exception-handlers.ts';
 import type { Serde } from '../serdes/index.ts';
+import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './exception-handler-config.ts';
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once';
-
-/** What to do with a record whose key or value cannot be deserialised. */
-export type DeserializationExceptionHandlerConfig =
-  | 'logAndFail'
-  | 'logAndContinue'
-  | { deadLetterTopic: string };
 
 /** Producer settings that exactly_once depends on; set them only to override the defaults. */
 export interface ProducerConfig {
@@ -20,6 +16,11 @@ export interface ProducerConfig {
   maxInFlightRequests?: number;
   retries?: number;
   transactionTimeoutMs?: number;
+  /**
+   * Java's max.request.size: a sink record larger than this (serialized, with Kafka's overhead) is
+   * a RecordTooLargeError for the production exception handler. Default 1,048,576.
+   */
+  maxRequestSize?: number;
 }
 
 export interface ConsumerConfig {
@@ -30,7 +31,7 @@ export interface ConsumerConfig {
   maxWaitTimeMs?: number;
 }
 
-export interface StreamsConfig {
+export interface StreamsConfig extends ExceptionHandlerSettings {
   applicationId: string;
   brokers: string[] | string;
   clientId?: string;
@@ -47,7 +48,6 @@ export interface StreamsConfig {
   defaultKeySerde?: Serde<unknown>;
   defaultValueSerde?: Serde<unknown>;
   logger?: Logger | pino.LevelWithSilent;
-  deserializationExceptionHandler?: DeserializationExceptionHandlerConfig;
   /** `host:port` where this instance answers interactive queries. */
   applicationServer?: string;
   numStandbyReplicas?: number;
@@ -101,7 +101,7 @@ export interface ResolvedConfig {
   defaultKeySerde?: Serde<unknown>;
   defaultValueSerde?: Serde<unknown>;
   logger: Logger;
-  deserializationExceptionHandler: DeserializationExceptionHandlerConfig;
+  exceptionHandlers: ResolvedExceptionHandlers;
   applicationServer?: string;
   replicationFactor: number;
   maxUncommittedBytes: number;
@@ -112,7 +112,7 @@ export interface ResolvedConfig {
   metricsRecordingLevel: MetricsRecordingLevel;
 }
 
-const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
+const KNOWN_KEYS: Record<keyof StreamsConfig, string | undefined> = {
   applicationId: 'string',
   brokers: 'string[] | string',
   clientId: 'string',
@@ -127,7 +127,11 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
   defaultKeySerde: 'Serde',
   defaultValueSerde: 'Serde',
   logger: 'pino logger | level',
-  deserializationExceptionHandler: "'logAndFail' | 'logAndContinue' | { deadLetterTopic }",
+  // Checked by resolveExceptionHandlers.
+  deserializationExceptionHandler: undefined,
+  processingExceptionHandler: undefined,
+  productionExceptionHandler: undefined,
+  errors: undefined,
   applicationServer: "'host:port'",
   numStandbyReplicas: 'number',
   replicationFactor: 'number',
@@ -139,7 +143,14 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string> = {
   metrics: "{ recordingLevel: 'info' | 'debug' | 'off' }",
 };
 
-const PRODUCER_KEYS = ['idempotent', 'acks', 'maxInFlightRequests', 'retries', 'transactionTimeoutMs'];
+const PRODUCER_KEYS = [
+  'idempotent',
+  'acks',
+  'maxInFlightRequests',
+  'retries',
+  'transactionTimeoutMs',
+  'maxRequestSize',
+];
 const CONSUMER_KEYS = [
   'isolationLevel',
   'sessionTimeoutMs',
@@ -216,13 +227,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
         raw.logger !== null &&
         typeof (raw.logger as Logger).child === 'function'),
   );
-  const dlh = raw.deserializationExceptionHandler as DeserializationExceptionHandlerConfig | undefined;
-  expect(
-    'deserializationExceptionHandler',
-    dlh === 'logAndFail' ||
-      dlh === 'logAndContinue' ||
-      (typeof dlh === 'object' && dlh !== null && typeof dlh.deadLetterTopic === 'string'),
-  );
+  const exceptionHandlers = resolveExceptionHandlers(raw as ExceptionHandlerSettings, problems);
   if (raw.numStandbyReplicas !== undefined && raw.numStandbyReplicas !== 0) {
     problems.push(
       `"numStandbyReplicas" = ${JSON.stringify(raw.numStandbyReplicas)} is not supported yet: standby tasks are not implemented; use 0 (a task's state is restored from its changelog when it moves)`,
@@ -266,6 +271,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     // producer also retries without bound (until its delivery timeout).
     retries: (producerIn.retries as number | undefined) ?? Number.MAX_SAFE_INTEGER,
     transactionTimeoutMs: (producerIn.transactionTimeoutMs as number | undefined) ?? 10_000,
+    maxRequestSize: (producerIn.maxRequestSize as number | undefined) ?? 1_048_576,
   };
   const consumer: Required<ConsumerConfig> = {
     isolationLevel:
@@ -284,6 +290,8 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     problems.push('"producer.retries" must be an integer >= 0');
   if (!isPositiveInt(producer.transactionTimeoutMs))
     problems.push('"producer.transactionTimeoutMs" must be a positive integer');
+  if (!isPositiveInt(producer.maxRequestSize))
+    problems.push('"producer.maxRequestSize" must be a positive integer (bytes)');
   if (!['read_committed', 'read_uncommitted'].includes(consumer.isolationLevel))
     problems.push(`"consumer.isolationLevel" must be 'read_committed' or 'read_uncommitted'`);
   for (const k of [
@@ -364,7 +372,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     defaultKeySerde: raw.defaultKeySerde as Serde<unknown> | undefined,
     defaultValueSerde: raw.defaultValueSerde as Serde<unknown> | undefined,
     logger,
-    deserializationExceptionHandler: dlh ?? 'logAndFail',
+    exceptionHandlers,
     applicationServer: raw.applicationServer as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? -1,
     maxUncommittedBytes: (raw.maxUncommittedBytes as number | undefined) ?? 64 * 1024 * 1024,

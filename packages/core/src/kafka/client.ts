@@ -3,6 +3,7 @@ import { Kafka, type KafkaConfig, type logCreator, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { installReadCommittedFix } from './read-committed.ts';
+import { selfResolvingCondition, TransientConditions } from './transient-conditions.ts';
 
 // Every read_committed consumer of the app (input, repartition topics, changelog restore) and of
 // the user's own code in this process needs it.
@@ -11,7 +12,7 @@ installReadCommittedFix();
 /** The client type for code outside kafka/, which may not import kafkajs itself. */
 export type { Kafka } from 'kafkajs';
 
-function pinoLogCreator(logger: Logger): logCreator {
+export function pinoLogCreator(logger: Logger, conditions = new TransientConditions()): logCreator {
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return () =>
     ({ namespace, level, log }) => {
@@ -22,7 +23,17 @@ function pinoLogCreator(logger: Logger): logCreator {
         ...extra
       } = log as { message: string } & Record<string, unknown>;
       const fields = { ...extra, namespace };
-      if (level === logLevel.ERROR) kafkaLogger.error(fields, message);
+      const condition = level <= logLevel.WARN ? selfResolvingCondition(String(message), fields) : undefined;
+      if (condition !== undefined) {
+        // kafkajs retries these itself; the caller reports the error if the retries run out.
+        const verdict = conditions.seen(condition);
+        if (verdict.level === 'warn')
+          kafkaLogger.warn(
+            { ...fields, condition, lastedMs: verdict.lastedMs },
+            `${condition}: still so after ${Math.round(verdict.lastedMs / 1000)} s (${message})`,
+          );
+        else kafkaLogger.debug({ ...fields, condition }, message);
+      } else if (level === logLevel.ERROR) kafkaLogger.error(fields, message);
       else if (level === logLevel.WARN) kafkaLogger.warn(fields, message);
       else if (level === logLevel.INFO) kafkaLogger.debug(fields, message);
       else kafkaLogger.trace(fields, message);

@@ -4,8 +4,9 @@ import { EventEmitter } from 'node:events';
 import type { StateRestoreListener } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { checkStateDir } from '../config/state-dir.ts';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
-import { StreamsError } from '../errors.ts';
+import { BrokerUnreachableError, StreamsError } from '../errors.ts';
 import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
@@ -89,6 +90,9 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     super();
     this.config = resolveStreamsConfig(config);
     topology.validate();
+    // As Kafka Streams' StateDirectory: before anything reaches the broker, so that a bad state
+    // directory leaves no topics behind.
+    checkStateDir(this.config.stateDir);
     this.logger = this.config.logger.child({ applicationId: this.config.applicationId });
     this.kafka = createKafka(this.config);
     this.admin = new StreamsAdmin(this.kafka);
@@ -216,7 +220,9 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       );
     }
     try {
-      await this.admin.connect();
+      await this.admin.connect().catch((error: unknown) => {
+        throw BrokerUnreachableError.from(error, this.config.brokers) ?? error;
+      });
       await this.prepareTopics();
       await this.startThread();
     } catch (error) {
@@ -286,8 +292,10 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private async prepareTopics(): Promise<void> {
     const subs = this.topology.subtopologies(this.config.applicationId);
     const internal = new Set(subs.flatMap((s) => s.repartitionSourceTopics));
+    const dlq = this.config.exceptionHandlers.deadLetterQueueTopic;
     const external = [
       ...new Set(subs.flatMap((s) => [...s.sourceTopics, ...s.sinkTopics]).filter((t) => !internal.has(t))),
+      ...(dlq === undefined ? [] : [dlq]),
     ];
     const counts = await this.admin.partitionCounts(external);
     const missing = external.filter((t) => !counts.has(t));

@@ -78,23 +78,14 @@ export class TaskRuntime {
           : new TransactionalBuffer(bytes, bufferOptions);
       },
       onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
-      deserializationExceptionHandler: (error, record) => {
-        const handler = config.deserializationExceptionHandler;
-        if (handler === 'logAndFail') {
-          this.log.error(
-            { err: error, topic: record.topic, partition: record.partition, offset: record.offset },
-            'record cannot be deserialized (deserializationExceptionHandler: logAndFail)',
-          );
-          return 'fail';
-        }
-        // StreamTask logs the skip with topic, partition and offset; the app counts it.
-        metrics.skippedRecords++;
-        deps.recorder.dropped(id);
-        if (typeof handler === 'object') {
-          this.collector.send(deadLetter(handler.deadLetterTopic, record, error));
-          metrics.deadLetterRecords++;
-        }
-        return 'continue';
+      errorHandling: {
+        handlers: config.exceptionHandlers,
+        maxRecordBytes: config.producer.maxRequestSize,
+        onDropped: (_kind, deadLettered) => {
+          metrics.skippedRecords++;
+          if (deadLettered) metrics.deadLetterRecords++;
+          deps.recorder.dropped(id);
+        },
       },
     });
     this.inputPartitions = this.task.inputPartitions;
@@ -262,20 +253,4 @@ export class TaskRuntime {
     await this.task.close().catch((e) => this.log.warn({ err: e }, 'closing the task failed'));
     if (this.producer instanceof TransactionalTaskProducer) await this.producer.close();
   }
-}
-
-function deadLetter(topic: string, record: InputRecord, error: Error): OutputRecord {
-  return {
-    topic,
-    key: record.key,
-    value: record.value,
-    timestamp: record.timestamp,
-    headers: {
-      ...record.headers,
-      'kstreams.error': error.message,
-      'kstreams.source.topic': record.topic,
-      'kstreams.source.partition': String(record.partition),
-      'kstreams.source.offset': String(record.offset),
-    },
-  };
 }

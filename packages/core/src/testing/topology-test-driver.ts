@@ -6,14 +6,13 @@ import type {
   TypedKeyValueStore,
 } from '@kstreams/state-store';
 import type { Logger } from 'pino';
-import type { DeserializationError } from '../errors.ts';
-import { StreamsError } from '../errors.ts';
+import {
+  type ExceptionHandlerSettings,
+  resolveExceptionHandlers,
+} from '../config/exception-handler-config.ts';
+import { ConfigError, StreamsError } from '../errors.ts';
 import type { KeyValue } from '../kstream/key-value.ts';
-import type {
-  DeserializationHandlerResponse,
-  InputRecord,
-  OutputRecord,
-} from '../processor/internals/records.ts';
+import type { InputRecord, OutputRecord } from '../processor/internals/records.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Headers } from '../processor/record.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -24,7 +23,12 @@ import type { StoreBuilder } from '../state/store-builder.ts';
 import { timestampedView, type ValueAndTimestamp } from '../state/value-and-timestamp.ts';
 import type { ReadOnlyWindowStore, TypedWindowStore } from '../state/window-store.ts';
 
-export interface TopologyTestDriverConfig {
+/**
+ * The exception handlers (`deserializationExceptionHandler`, `processingExceptionHandler`,
+ * `productionExceptionHandler`) and `errors.deadLetterQueueTopic` work as in StreamsConfig: a
+ * dead-lettered record can be read from the DLQ topic with createOutputTopic.
+ */
+export interface TopologyTestDriverConfig extends ExceptionHandlerSettings {
   /** Prefix of internal topics (`<applicationId>-<name>-repartition`). Default: 'test-app'. */
   applicationId?: string;
   defaultKeySerde?: Serde<unknown>;
@@ -33,10 +37,8 @@ export interface TopologyTestDriverConfig {
   initialWallClockTimeMs?: number;
   /** Default: in-memory stores. */
   storeFactory?: (storeName: string, taskId: string, builder: StoreBuilder) => KeyValueBytesStore;
-  deserializationExceptionHandler?: (
-    error: DeserializationError,
-    record: InputRecord,
-  ) => DeserializationHandlerResponse;
+  /** Sink records larger than this are a RecordTooLargeError. Default 1,048,576. */
+  maxRequestSize?: number;
   logger?: Logger;
 }
 
@@ -75,6 +77,10 @@ export class TopologyTestDriver {
     const storeFactory =
       config.storeFactory ??
       ((_name: string, _taskId: string, builder: StoreBuilder) => builder.bytesStore(inMemoryBytesStores));
+    const problems: string[] = [];
+    const handlers = resolveExceptionHandlers(config, problems);
+    if (problems.length > 0)
+      throw new ConfigError(`Invalid TopologyTestDriverConfig:\n  - ${problems.join('\n  - ')}`);
     for (const sub of topology.subtopologies(this.applicationId)) {
       const task = new StreamTask({
         id: { subtopology: sub.id, partition: 0 },
@@ -85,9 +91,7 @@ export class TopologyTestDriver {
         now: () => this.wallClockMs,
         ...(config.defaultKeySerde === undefined ? {} : { defaultKeySerde: config.defaultKeySerde }),
         ...(config.defaultValueSerde === undefined ? {} : { defaultValueSerde: config.defaultValueSerde }),
-        ...(config.deserializationExceptionHandler === undefined
-          ? {}
-          : { deserializationExceptionHandler: config.deserializationExceptionHandler }),
+        errorHandling: { handlers, maxRecordBytes: config.maxRequestSize ?? 1_048_576 },
         ...(config.logger === undefined ? {} : { logger: config.logger }),
       });
       this.tasks.push(task);

@@ -5,6 +5,7 @@ import { ENTRY_OVERHEAD_BYTES, InMemoryKeyValueStore, readCheckpoint } from '@ks
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DeserializationError, ProcessingError } from '../../src/errors.ts';
+import { defaultExceptionHandlers } from '../../src/processor/exception-handlers.ts';
 import type { OutputRecord } from '../../src/processor/internals/records.ts';
 import { StreamTask, type StreamTaskOptions } from '../../src/processor/internals/stream-task.ts';
 import type { ProcessorContext } from '../../src/processor/processor.ts';
@@ -216,9 +217,14 @@ describe('StreamTask', () => {
       ...options,
       id: { subtopology: 0, partition: 0 },
       topology,
-      deserializationExceptionHandler: (error) => {
-        seen.push(error.offset);
-        return 'continue';
+      errorHandling: {
+        handlers: {
+          ...defaultExceptionHandlers,
+          deserialization: (error) => {
+            seen.push(error.offset);
+            return 'continue';
+          },
+        },
       },
     });
     await skipping.initializeStores();

@@ -8,8 +8,8 @@ import { createInterface } from 'node:readline';
 import { bundleEntry } from '../../../../scripts/test/bundle.ts';
 
 /** Call once (e.g. in beforeAll) before starting ChildApps: compiles the fixture app. */
-export async function prepareChildApp(): Promise<void> {
-  script = await bundleEntry(join(import.meta.dirname, 'fixtures/word-count-app.ts'));
+export async function prepareChildApp(fixture = 'word-count-app.ts'): Promise<void> {
+  script = await bundleEntry(join(import.meta.dirname, 'fixtures', fixture));
 }
 let script: string | undefined;
 let children = 0;

@@ -49,6 +49,7 @@ export interface ReadRecord {
   value: Buffer;
   partition: number;
   offset: number;
+  headers: { [name: string]: Buffer | string | undefined };
 }
 
 /**
@@ -58,10 +59,16 @@ export interface ReadRecord {
 export async function readTopic(
   topic: string,
   until: (records: ReadRecord[]) => boolean,
-  { timeoutMs = 60_000, readUncommitted = false, kafka = testKafka(), settleMs = 0 } = {},
+  {
+    timeoutMs = 60_000,
+    readUncommitted = false,
+    kafka = testKafka(),
+    settleMs = 0,
+    groupId = uniqueName('reader'),
+  } = {},
 ): Promise<ReadRecord[]> {
   const consumer = kafka.consumer({
-    groupId: uniqueName('reader'),
+    groupId,
     readUncommitted,
     maxWaitTimeInMs: 100,
   });
@@ -93,6 +100,7 @@ export async function readTopic(
             value: m.value ?? Buffer.alloc(0),
             partition: batch.partition,
             offset: Number(m.offset),
+            headers: (m.headers ?? {}) as ReadRecord['headers'],
           });
         }
         check();
@@ -100,6 +108,11 @@ export async function readTopic(
     });
   });
   await consumer.disconnect();
+  // The reader's group is its own: leave the broker without it.
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.deleteGroups([groupId]).catch(() => {});
+  await admin.disconnect();
   return records;
 }
 

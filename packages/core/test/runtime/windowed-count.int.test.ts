@@ -79,7 +79,10 @@ describe('windowed count on the broker', () => {
       }));
     const latest = async () => {
       const serde = WindowedSerdes.timeWindowedSerdeFrom(Serdes.String(), SIZE);
-      const consumer = testKafka().consumer({ groupId: uniqueName('reader'), readUncommitted: false });
+      const consumer = testKafka().consumer({
+        groupId: uniqueName(`${applicationId}-reader`),
+        readUncommitted: false,
+      });
       const seen = new Map<string, number>();
       const rows: WindowedRow[] = [];
       await consumer.connect();

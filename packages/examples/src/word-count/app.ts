@@ -1,5 +1,5 @@
 // Starts the word-count app: its topics, the query server, and the KafkaStreams instance.
-import { KafkaStreams } from '@kstreams/core';
+import { BrokerUnreachableError, KafkaStreams } from '@kstreams/core';
 import type { Logger } from 'pino';
 import { type QueryServer, startQueryServer } from './http-server.ts';
 import { exampleKafka } from './kafka.ts';
@@ -19,19 +19,23 @@ export interface RunningWordCount {
   close(timeoutMs?: number): Promise<boolean>;
 }
 
-export async function startWordCount(options: WordCountOptions, logger: Logger): Promise<RunningWordCount> {
+/** Creates the input and output topics if missing; returns the input's partition count. */
+async function prepareTopics(options: WordCountOptions, logger: Logger): Promise<number> {
   const admin = exampleKafka(options.brokers, `${options.applicationId}-setup`, logger).admin();
-  await admin.connect();
-  let partitions: number;
+  await admin.connect().catch((error: unknown) => {
+    throw BrokerUnreachableError.from(error, options.brokers) ?? error;
+  });
   try {
     const created = await ensureTopics(admin, [options.input, options.output], options.partitions);
     if (created.length > 0)
       logger.info({ topics: created, partitions: options.partitions }, 'created topics');
-    partitions = (await partitionCounts(admin, [options.input])).get(options.input)!;
+    return (await partitionCounts(admin, [options.input])).get(options.input)!;
   } finally {
     await admin.disconnect();
   }
+}
 
+export async function startWordCount(options: WordCountOptions, logger: Logger): Promise<RunningWordCount> {
   // The server listens before the app exists so that `--port 0` can tell the app its real port.
   let queries: WordCountQueries | undefined;
   let current: KafkaStreams | undefined;
@@ -53,7 +57,16 @@ export async function startWordCount(options: WordCountOptions, logger: Logger):
       ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
       ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
     });
-  let app = newApp();
+  let app: KafkaStreams;
+  let partitions: number;
+  try {
+    // The config and the state directory are checked (ConfigError) before any topic is created.
+    app = newApp();
+    partitions = await prepareTopics(options, logger);
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   current = app;
   queries = new WordCountQueries(app, { self: applicationServer, partitions });
   for (let attempt = 1; ; attempt++) {

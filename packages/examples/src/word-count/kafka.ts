@@ -18,8 +18,10 @@ export function exampleKafka(brokers: readonly string[], clientId: string, logge
           ...fields
         } = entry as { message: string } & Record<string, unknown>;
         // kafkajs logs every error response at ERROR in its Connection namespace, also the retriable
-        // ones (a coordinator still loading) that the caller then retries or reports itself.
-        if (namespace === 'Connection') log.debug({ ...fields, namespace }, message);
+        // ones (a coordinator still loading) that the caller then retries or reports itself; so
+        // are its retries of an unreachable broker (the caller reports the addresses at the end).
+        if (namespace === 'Connection' || /Failed to connect|Connection error/.test(message))
+          log.debug({ ...fields, namespace }, message);
         else if (level === logLevel.ERROR) log.error({ ...fields, namespace }, message);
         else log.warn({ ...fields, namespace }, message);
       },

@@ -1,5 +1,6 @@
 // The word-count app as a command: flags (or environment variables) in, runs until SIGTERM/SIGINT.
 
+import { BrokerUnreachableError, ConfigError } from '@kstreams/core';
 import { startWordCount } from './app.ts';
 import { createLogger } from './logger.ts';
 import { parseWordCountArgs, UsageError, usage, userPath } from './options.ts';
@@ -29,6 +30,19 @@ let running: Awaited<ReturnType<typeof startWordCount>>;
 try {
   running = await startWordCount(options, logger);
 } catch (error) {
+  // What the user must change, without a stack: a bad setting (exit 2, as a bad flag) or brokers
+  // that do not answer.
+  if (error instanceof ConfigError) {
+    console.error(`word-count: ${error.message.replaceAll('"stateDir"', '--state-dir (STATE_DIR)')}`);
+    process.exit(2);
+  }
+  if (error instanceof BrokerUnreachableError) {
+    console.error(
+      `word-count: ${error.message.replace('set the "brokers" setting', 'set --brokers or KAFKA_BROKERS')} ` +
+        '(npm run kafka -- start runs a local one at 127.0.0.1:9092).',
+    );
+    process.exit(1);
+  }
   logger.fatal({ err: error }, 'word-count could not start');
   process.exit(1);
 }

@@ -2,7 +2,7 @@
 // the runtime's collector buffers until a flush hands the records to a producer (kafka/producers.ts
 // chunks and sends them); the test driver's collector captures them instead. Partitioning of
 // records without an explicit partition is the producer's (murmur2 of the key, partitioner.ts).
-import { SerializationError } from '../../errors.ts';
+import { RecordTooLargeError, SerializationError } from '../../errors.ts';
 import type { Record } from '../record.ts';
 import type { AnySerde } from './internal-topology-builder.ts';
 import type { OutputRecord } from './records.ts';
@@ -17,12 +17,17 @@ export interface SinkSerdes {
   readonly valueSerde: AnySerde;
 }
 
-/** Serializes a record at a sink and hands it to the collector; a serde failure names the sink. */
+/**
+ * Serializes a record at a sink and hands it to the collector; a serde failure names the sink. A
+ * record over `maxRecordBytes` (Java's estimate: record batch and record overhead, key, value,
+ * headers) is a RecordTooLargeError here, before it reaches a producer.
+ */
 export function sendSerialized(
   collector: RecordCollector,
   sink: SinkSerdes,
   topic: string,
   record: Record<unknown, unknown>,
+  maxRecordBytes = Number.POSITIVE_INFINITY,
 ): void {
   let key: Buffer | null = null;
   let value: Buffer | null = null;
@@ -35,7 +40,29 @@ export function sendSerialized(
   } catch (cause) {
     throw new SerializationError({ topic, nodeName: sink.name, part }, { cause });
   }
+  if (maxRecordBytes !== Number.POSITIVE_INFINITY) {
+    const size = estimatedSize(key, value, record.headers);
+    if (size > maxRecordBytes) throw new RecordTooLargeError(topic, sink.name, size, maxRecordBytes);
+  }
   collector.send({ topic, key, value, timestamp: record.timestamp, headers: record.headers });
+}
+
+/** Kafka's record batch header (61 bytes) and a record's worst-case varint overhead (21). */
+const RECORD_OVERHEAD = 61 + 21;
+
+function estimatedSize(
+  key: Buffer | null,
+  value: Buffer | null,
+  headers: Record<unknown, unknown>['headers'],
+): number {
+  let size = RECORD_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0);
+  for (const [name, v] of Object.entries(headers ?? {})) {
+    size +=
+      Buffer.byteLength(name) +
+      10 +
+      (v === undefined ? 0 : typeof v === 'string' ? Buffer.byteLength(v) : v.length);
+  }
+  return size;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
 import { taskIdToString } from '../task-id.ts';
 import type { Topology } from '../topology.ts';
+import { type ErrorHandlingOptions, TaskExceptionHandling } from './exception-handling.ts';
 import { OperatorDrops } from './operator-drops.ts';
 import { isPromise, PendingWork } from './pending-work.ts';
 import type { RuntimeNodeRef, TaskServices } from './processor-context-impl.ts';
@@ -26,8 +27,8 @@ import {
   type ProcessorStateManagerOptions,
 } from './processor-state-manager.ts';
 import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
-import { type RecordCollector, sendSerialized } from './record-collector.ts';
-import { type DeserializationHandler, RecordDeserializer } from './record-deserializer.ts';
+import type { RecordCollector } from './record-collector.ts';
+import type { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord } from './records.ts';
 
 export type { TaskId } from '../task-id.ts';
@@ -45,8 +46,8 @@ export interface StreamTaskOptions extends StateOptions {
   collector: RecordCollector;
   /** Told how many punctuators fired at once (the punctuate-rate metric). */
   onPunctuate?: (punctuators: number) => void;
-  /** Default: 'fail' (throw the DeserializationError). */
-  deserializationExceptionHandler?: DeserializationHandler;
+  /** Exception handlers (default: all fail) and the DLQ, drop counting, the sinks' size limit. */
+  errorHandling?: ErrorHandlingOptions;
   logger?: Logger;
   /** Wall clock; default Date.now. */
   now?: () => number;
@@ -74,6 +75,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly processors: ProcessorRuntimeNode[];
   private readonly stateManager: ProcessorStateManager;
   private readonly deserializer: RecordDeserializer;
+  private readonly errors: TaskExceptionHandling;
   private readonly punctuation = new TaskPunctuation<ProcessorRuntimeNode>();
 
   private topologyInitialized = false;
@@ -111,7 +113,9 @@ export class StreamTask implements TaskServices, SinkTarget {
       );
     }
     this.operatorDrops = new OperatorDrops(this.logger);
-    this.deserializer = new RecordDeserializer(options.deserializationExceptionHandler, this.logger);
+    const { collector, errorHandling } = options;
+    this.errors = new TaskExceptionHandling(this.idString, collector, this.logger, errorHandling);
+    this.deserializer = this.errors.recordDeserializer((topic) => this.sources.get(topic)!.name);
     this.stateManager = new ProcessorStateManager({
       taskId: this.idString,
       applicationId: this.applicationId,
@@ -263,12 +267,14 @@ export class StreamTask implements TaskServices, SinkTarget {
     try {
       result = node.process(record);
     } catch (error) {
+      if (this.errors.processing(error, node.name, this.currentRecord, record)) return;
       throw this.wrapError(node, error, this.describeCurrent());
     }
     if (isPromise(result)) {
       // The record's description now: by the time the promise settles the task has moved on.
       const detail = this.describeCurrent();
-      this.work.track(result, (error) => this.wrapError(node, error, detail));
+      const handled = this.errors.processingAsync(result, node.name, this.currentRecord, record);
+      this.work.track(handled, (error) => this.wrapError(node, error, detail));
     }
   }
 
@@ -295,7 +301,7 @@ export class StreamTask implements TaskServices, SinkTarget {
             timestamp: record.timestamp,
             headers: record.headers,
           });
-    sendSerialized(this.options.collector, sink, topic, record);
+    this.errors.send(sink, topic, record, current);
   }
 
   stateStore(node: RuntimeNodeRef, name: string): StateStore {
@@ -378,9 +384,9 @@ export class StreamTask implements TaskServices, SinkTarget {
     return this.wantsCommit;
   }
 
-  /** Records dropped since the task was created: by the deserialization handler, or by an operator. */
+  /** Records dropped since the task was created: by an exception handler, or by an operator. */
   get droppedRecordsTotal(): number {
-    return this.deserializer.droppedRecordsTotal + this.operatorDrops.total;
+    return this.deserializer.droppedRecordsTotal + this.errors.droppedRecordsTotal + this.operatorDrops.total;
   }
 
   recordDropped(node: RuntimeNodeRef, reason: string): void {
@@ -445,6 +451,4 @@ export class StreamTask implements TaskServices, SinkTarget {
     firstError ??= storeError;
     if (firstError !== undefined) throw firstError;
   }
-
-  // ---- construction helpers ----
 }

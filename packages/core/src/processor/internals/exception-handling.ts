@@ -1,0 +1,223 @@
+// A task's side of the exception handlers: builds the context a handler sees, asks it, and for
+// 'continue' drops the record (counted, logged) and sends it to the dead-letter queue through the
+// task's RecordCollector, so that under exactly_once the DLQ write is part of the task's
+// transaction and is rolled back with it.
+import type { Logger } from 'pino';
+import {
+  type DeserializationError,
+  ProcessingError,
+  RecordTooLargeError,
+  SerializationError,
+} from '../../errors.ts';
+import {
+  defaultExceptionHandlers,
+  type ErrorHandlerContext,
+  type HandlerResponse,
+  type ProducedRecord,
+  type ResolvedExceptionHandlers,
+} from '../exception-handlers.ts';
+import type { Record } from '../record.ts';
+import { type RecordCollector, type SinkSerdes, sendSerialized } from './record-collector.ts';
+import { RecordDeserializer } from './record-deserializer.ts';
+import type { InputRecord, OutputRecord } from './records.ts';
+
+/** KIP-1034's header names, as Kafka Streams writes them. */
+export const DLQ_HEADERS = {
+  exception: '__streams.errors.exception',
+  message: '__streams.errors.message',
+  stacktrace: '__streams.errors.stacktrace',
+  topic: '__streams.errors.topic',
+  partition: '__streams.errors.partition',
+  offset: '__streams.errors.offset',
+} as const;
+
+export type FailureKind = 'deserialization' | 'processing' | 'production';
+
+export interface ErrorHandlingOptions {
+  /** Default: every handler fails, no dead-letter queue. */
+  handlers?: ResolvedExceptionHandlers;
+  /** Told of each record a handler dropped (metrics). */
+  onDropped?: (kind: FailureKind, deadLettered: boolean) => void;
+  /** A sink record larger than this is a RecordTooLargeError (producer.maxRequestSize). */
+  maxRecordBytes?: number;
+}
+
+const isJudged = (e: unknown): boolean =>
+  e instanceof ProcessingError || e instanceof SerializationError || e instanceof RecordTooLargeError;
+
+const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
+export class TaskExceptionHandling {
+  private dropped = 0;
+  private readonly handlers: ResolvedExceptionHandlers;
+
+  constructor(
+    private readonly taskId: string,
+    private readonly collector: RecordCollector,
+    private readonly logger: Logger,
+    private readonly options: ErrorHandlingOptions = {},
+  ) {
+    this.handlers = options.handlers ?? defaultExceptionHandlers;
+  }
+
+  /** Processing and production drops (the deserializer counts its own). */
+  get droppedRecordsTotal(): number {
+    return this.dropped;
+  }
+
+  /** The task's RecordDeserializer, asking the deserialization handler (`sourceName`: a topic's source node). */
+  recordDeserializer(sourceName: (topic: string) => string): RecordDeserializer {
+    return new RecordDeserializer(
+      (error, record) => this.deserialization(error, record, sourceName(record.topic)),
+      this.logger,
+    );
+  }
+
+  /** The deserializer logs and counts the skip; this asks the handler and dead-letters. */
+  deserialization(error: DeserializationError, record: InputRecord, sourceNode: string): HandlerResponse {
+    const context = this.context(record, sourceNode);
+    const response = this.ask('deserialization', error, () => this.handlers.deserialization(error, context));
+    if (response === 'continue') this.deadLetter('deserialization', error, context);
+    return response;
+  }
+
+  /**
+   * KIP-1033. True: the record is dropped and processing goes on. The handler sees a node's own
+   * error once: errors from deeper nodes (already judged there) and production errors pass, and
+   * so does everything while punctuating (`input` undefined).
+   */
+  processing(
+    error: unknown,
+    nodeName: string,
+    input: InputRecord | undefined,
+    record: Record<unknown, unknown>,
+  ): boolean {
+    if (input === undefined || isJudged(error)) return false;
+    const err = asError(error);
+    const context = { ...this.context(input, nodeName), record };
+    return this.decide('processing', err, context, () => this.handlers.processing(err, context));
+  }
+
+  /** The processing handler for a processor's promise (the record's input is taken now). */
+  processingAsync(
+    result: Promise<void>,
+    nodeName: string,
+    input: InputRecord | undefined,
+    record: Record<unknown, unknown>,
+  ): Promise<void> {
+    return result.catch((error: unknown) => {
+      if (!this.processing(error, nodeName, input, record)) throw error;
+    });
+  }
+
+  /** A sink's send: serialization errors and too-large records go to the production handler. */
+  send(
+    sink: SinkSerdes,
+    topic: string,
+    record: Record<unknown, unknown>,
+    input: InputRecord | undefined,
+  ): void {
+    try {
+      sendSerialized(this.collector, sink, topic, record, this.options.maxRecordBytes);
+    } catch (error) {
+      if (!(error instanceof SerializationError || error instanceof RecordTooLargeError)) throw error;
+      const { key, value, timestamp, headers } = record;
+      if (!this.production(error, sink.name, input, { topic, key, value, timestamp, headers })) throw error;
+    }
+  }
+
+  /** True: the record is dropped and processing goes on. */
+  production(
+    error: Error,
+    sinkName: string,
+    input: InputRecord | undefined,
+    record: ProducedRecord,
+  ): boolean {
+    const context = { ...this.context(input, sinkName), record };
+    return this.decide('production', error, context, () => this.handlers.production(error, context));
+  }
+
+  private decide(
+    kind: FailureKind,
+    error: Error,
+    context: ErrorHandlerContext,
+    handle: () => HandlerResponse,
+  ): boolean {
+    if (this.ask(kind, error, handle) !== 'continue') return false;
+    this.dropped += 1;
+    this.logger.warn(
+      {
+        err: error,
+        topic: context.topic,
+        partition: context.partition,
+        offset: context.offset,
+        node: context.processorNodeId,
+      },
+      `Skipping a record after a ${kind} error (${kind}ExceptionHandler: ${this.handlers.names[kind]}); dropped records: ${this.dropped}`,
+    );
+    this.deadLetter(kind, error, context);
+    return true;
+  }
+
+  /** A handler that throws or answers something else fails the record, saying so. */
+  private ask(kind: FailureKind, error: Error, handle: () => HandlerResponse): HandlerResponse {
+    let response: unknown;
+    try {
+      response = handle();
+    } catch (handlerError) {
+      this.logger.error(
+        { err: handlerError, original: error },
+        `the ${kind}ExceptionHandler threw; failing the record`,
+      );
+      return 'fail';
+    }
+    if (response === 'continue' || response === 'fail') return response;
+    this.logger.error(
+      { response, err: error },
+      `the ${kind}ExceptionHandler must return 'continue' or 'fail'; failing the record`,
+    );
+    return 'fail';
+  }
+
+  private deadLetter(kind: FailureKind, error: Error, context: ErrorHandlerContext): void {
+    const topic = this.handlers.deadLetterQueueTopic;
+    if (topic !== undefined) this.collector.send(deadLetterRecord(topic, error, context));
+    this.options.onDropped?.(kind, topic !== undefined);
+  }
+
+  private context(input: InputRecord | undefined, node: string): ErrorHandlerContext {
+    return {
+      taskId: this.taskId,
+      processorNodeId: node,
+      topic: input?.topic ?? '',
+      partition: input?.partition ?? -1,
+      offset: input?.offset ?? -1,
+      timestamp: input?.timestamp ?? -1,
+      key: input?.key ?? null,
+      value: input?.value ?? null,
+      headers: input?.headers ?? {},
+    };
+  }
+}
+
+/**
+ * Kafka Streams' dead-letter record (KIP-1034): the source record's bytes, timestamp and headers,
+ * plus the exception's name, message and stack and where the record was read.
+ */
+export function deadLetterRecord(topic: string, error: Error, context: ErrorHandlerContext): OutputRecord {
+  return {
+    topic,
+    key: context.key,
+    value: context.value,
+    timestamp: context.timestamp >= 0 ? context.timestamp : Date.now(),
+    headers: {
+      ...context.headers,
+      [DLQ_HEADERS.exception]: error.name,
+      [DLQ_HEADERS.message]: error.message,
+      [DLQ_HEADERS.stacktrace]: error.stack ?? `${error.name}: ${error.message}`,
+      [DLQ_HEADERS.topic]: context.topic,
+      [DLQ_HEADERS.partition]: String(context.partition),
+      [DLQ_HEADERS.offset]: String(context.offset),
+    },
+  };
+}
