@@ -21,7 +21,7 @@ import { countWords, makeLines, prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
 const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(prepareChildApp);
+beforeAll(() => prepareChildApp());
 
 interface Setup {
   input: string;

@@ -22,7 +22,7 @@ import { countWords, makeLines, prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
 const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(prepareChildApp);
+beforeAll(() => prepareChildApp());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

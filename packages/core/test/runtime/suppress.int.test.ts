@@ -22,7 +22,7 @@ import { prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
 const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(prepareChildApp);
+beforeAll(() => prepareChildApp());
 
 const PARTITIONS = 3;
 const RECORDS = Number(process.env.SUPPRESS_KILL_RECORDS ?? 60_000);

@@ -22,7 +22,7 @@ import { countWords, makeLines } from './text-fixtures.ts';
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(prepareChildApp);
+beforeAll(() => prepareChildApp());
 
 async function setUp(name: string) {
   const input = await topics.create(`${name}-in`, 4);
