@@ -1,6 +1,7 @@
-// The `kstreams` command line (commander): `kstreams verify`.
+// The `kstreams` command line (commander): `kstreams verify`, and reset, lag, describe (ops/).
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { formatReport } from './format.ts';
+import { addOpsCommands } from './ops/commands.ts';
 import { VALUE_FORMATS, type ValueFormat } from './values.ts';
 import { verifyTopic } from './verify.ts';
 
@@ -62,6 +63,9 @@ export async function runCli(argv: string[], io: Io = defaultIo): Promise<number
       io.out(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
       code = report.ok ? 0 : 1;
     });
+  addOpsCommands(program, io, (c) => {
+    code = c;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
