@@ -40,8 +40,13 @@ export async function resetApplication(admin: Admin, o: ResetOptions): Promise<s
       continue;
     }
     const partitions = await targetOffsets(admin, topic, o.target);
+    const [now] = await admin.fetchOffsets({ groupId: o.applicationId, topics: [topic] });
+    const from = (p: number) => {
+      const c = now?.partitions.find((x) => x.partition === p)?.offset;
+      return c === undefined || Number(c) < 0 ? 'none' : c;
+    };
     say(
-      `reset ${o.applicationId} on ${topic}: ${partitions.map((p) => `${p.partition}→${p.offset}`).join(', ')}`,
+      `reset ${o.applicationId} on ${topic}: ${partitions.map((p) => `p${p.partition} ${from(p.partition)} → ${p.offset}`).join(', ')}`,
     );
     if (!o.dryRun) await admin.setOffsets({ groupId: o.applicationId, topic, partitions });
   }
@@ -78,15 +83,17 @@ export function internalTopics(all: string[], applicationId: string, named: stri
 }
 
 async function targetOffsets(admin: Admin, topic: string, target: ResetTarget) {
-  const offsets = await admin.fetchTopicOffsets(topic);
+  const offsets = (await admin.fetchTopicOffsets(topic)).sort((a, b) => a.partition - b.partition);
   if (target.kind === 'timestamp') {
     const byTime = await admin.fetchTopicOffsetsByTimestamp(topic, target.ms);
-    return byTime.map((p) => ({
-      partition: p.partition,
-      // No record at or after the time: the end.
-      offset:
-        Number(p.offset) >= 0 ? p.offset : (offsets.find((o) => o.partition === p.partition)?.high ?? '0'),
-    }));
+    return byTime
+      .sort((a, b) => a.partition - b.partition)
+      .map((p) => ({
+        partition: p.partition,
+        // No record at or after the time: the end.
+        offset:
+          Number(p.offset) >= 0 ? p.offset : (offsets.find((o) => o.partition === p.partition)?.high ?? '0'),
+      }));
   }
   return offsets.map((p) => ({
     partition: p.partition,
