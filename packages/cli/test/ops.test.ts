@@ -34,9 +34,9 @@ describe('kstreams describe', () => {
   });
 
   it('exits 2 naming the file when it exports no topology', async () => {
-    const r = await cli(['describe', fixture('../ops.test-none.ts')]);
+    const r = await cli(['describe', fixture('empty-module.ts')]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('kstreams:');
+    expect(r.err).toContain('exports no Topology, StreamsBuilder or function returning one');
   });
 });
 

@@ -109,6 +109,6 @@ export function addOpsCommands(program: Command, io: Io, setCode: (code: number)
     .argument('<file>', 'a .ts or .js module')
     .option('--mermaid', 'print a Mermaid flowchart instead')
     .action(async (file: string, opts) => {
-      io.out(`${await describeFile(file, opts.mermaid === true)}\n`);
+      io.out(`${(await describeFile(file, opts.mermaid === true)).trimEnd()}\n`);
     });
 }
