@@ -1,12 +1,22 @@
 export type { Branched } from './branched-kstream.ts';
 export { BranchedKStream } from './branched-kstream.ts';
 export { EmitStrategy } from './emit-strategy.ts';
+export { JoinWindows } from './join-windows.ts';
 export { type KeyValue, keyValue } from './key-value.ts';
 export { KGroupedStream } from './kgrouped-stream.ts';
 export { KGroupedTable } from './kgrouped-table.ts';
 export { KStream } from './kstream.ts';
 export { KTable } from './ktable.ts';
-export type { Consumed, Grouped, Materialized, Named, Produced, Repartitioned } from './options.ts';
+export type {
+  Consumed,
+  Grouped,
+  Materialized,
+  Named,
+  Produced,
+  Repartitioned,
+  StreamJoined,
+  ValueJoiner,
+} from './options.ts';
 export { SessionWindowedKStream } from './session-windowed-kstream.ts';
 export { SessionWindows } from './session-windows.ts';
 export { SlidingWindows } from './sliding-windows.ts';

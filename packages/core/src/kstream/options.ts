@@ -45,3 +45,19 @@ export interface Materialized<K, V> extends Named {
   /** Windowed stores: how long windows are kept (Kafka Streams' withRetention); default size + grace. */
   retentionMs?: number;
 }
+
+/**
+ * Serdes and store names of a stream-stream join (Kafka Streams' StreamJoined): `keySerde` and
+ * `valueSerde` for this side, `otherValueSerde` for the other; `storeName` is the base of the
+ * window stores' names (`<storeName>-this-join-store`, `<storeName>-other-join-store`).
+ */
+export interface StreamJoined<K, V, VO> extends Named {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  otherValueSerde?: Serde<VO>;
+  storeName?: string;
+  loggingEnabled?: boolean;
+}
+
+/** Kafka Streams' ValueJoiner: the two values (null for a missing side of a left or outer join). */
+export type ValueJoiner<V1, V2, VR> = (value1: V1, value2: V2) => VR;

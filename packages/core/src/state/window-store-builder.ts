@@ -11,6 +11,8 @@ export interface WindowStoreOptions {
   /** How long a window is kept, by stream time after its start; at least the window size. */
   retentionMs: number;
   windowSizeMs: number;
+  /** Keep every put as its own entry (Kafka Streams' retainDuplicates, for stream-stream joins). */
+  retainDuplicates?: boolean;
 }
 
 /**
@@ -23,6 +25,7 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
   readonly valueSerde: Serde<V> | undefined;
   readonly retentionMs: number;
   readonly windowSizeMs: number;
+  readonly retainDuplicates: boolean;
 
   constructor(
     readonly name: string,
@@ -43,6 +46,7 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
       );
     this.retentionMs = retentionMs;
     this.windowSizeMs = windowSizeMs;
+    this.retainDuplicates = options.retainDuplicates === true;
     this.valueSerde =
       timestamped && plainValueSerde !== undefined
         ? new TimestampSkippingSerde(plainValueSerde)
@@ -50,7 +54,11 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
   }
 
   private with(logging: boolean): StoreBuilder<K, V> {
-    const options = { retentionMs: this.retentionMs, windowSizeMs: this.windowSizeMs };
+    const options = {
+      retentionMs: this.retentionMs,
+      windowSizeMs: this.windowSizeMs,
+      retainDuplicates: this.retainDuplicates,
+    };
     return new WindowStoreBuilder(
       this.name,
       options,
@@ -75,7 +83,14 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
 
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
     const values = this.timestamped ? timestampSkipping(valueSerde) : valueSerde;
-    return new TypedWindowStore(this.name, buffer, keySerde, values, this.windowSizeMs);
+    return new TypedWindowStore(
+      this.name,
+      buffer,
+      keySerde,
+      values,
+      this.windowSizeMs,
+      this.retainDuplicates,
+    );
   }
 }
 

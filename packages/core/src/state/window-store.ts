@@ -41,7 +41,12 @@ export class TypedWindowStore<K, V> implements WindowStore<K, V> {
     private readonly keySerde: StoreSerde<K>,
     private readonly valueSerde: StoreSerde<V>,
     readonly windowSizeMs: number,
+    /** Kafka Streams' retainDuplicates (a stream-stream join's stores): every put adds an entry. */
+    private readonly retainDuplicates = false,
   ) {}
+
+  /** Not persisted, as in Kafka Streams: each put of a duplicates store takes the next one. */
+  private seqnum = 0;
 
   /** The same buffer through another value serde (a timestamped view). */
   withValueSerde<V2>(wrap: (valueSerde: StoreSerde<V>) => StoreSerde<V2>): TypedWindowStore<K, V2> {
@@ -51,10 +56,19 @@ export class TypedWindowStore<K, V> implements WindowStore<K, V> {
       this.keySerde,
       wrap(this.valueSerde),
       this.windowSizeMs,
+      this.retainDuplicates,
     );
   }
 
   put(key: K, value: V | null, windowStart: number): void {
+    if (this.retainDuplicates) {
+      // A null value deletes nothing here: entries are told apart only by their seqnum.
+      if (value === null || value === undefined) return;
+      this.seqnum = (this.seqnum + 1) & 0x7fffffff;
+      const storeKey = WindowKeySchema.toStoreKey(this.keyBytes(key), windowStart, this.seqnum);
+      this.buffer.put(storeKey, this.valueSerde.serialize(value));
+      return;
+    }
     const storeKey = WindowKeySchema.toStoreKey(this.keyBytes(key), windowStart);
     if (value === null || value === undefined) this.buffer.delete(storeKey);
     else this.buffer.put(storeKey, this.valueSerde.serialize(value));
