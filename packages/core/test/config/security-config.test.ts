@@ -2,8 +2,8 @@
 // in any error message or printed form of the resolved config.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.ts';
 import { resolveStreamsConfig, type StreamsConfig } from '../../src/config/streams-config.ts';
+import { ConfigError } from '../../src/errors.ts';
 
 const SECRET = 'pa55-Known-Secret-42';
 const base = { applicationId: 'app', brokers: '127.0.0.1:9092', logger: 'silent' } as const;
