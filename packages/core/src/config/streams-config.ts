@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.ts';
 import type { ResolvedExceptionHandlers } from '../processor/exception-handlers.ts';
 import type { Serde } from '../serdes/index.ts';
 import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './exception-handler-config.ts';
+import { resolveSasl, resolveSsl } from './security-config.ts';
 
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once';
 
@@ -228,6 +229,9 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
         typeof (raw.logger as Logger).child === 'function'),
   );
   const exceptionHandlers = resolveExceptionHandlers(raw as ExceptionHandlerSettings, problems);
+  // Checked on their own: their messages must never print a value (passwords, keys).
+  const ssl = resolveSsl(raw.ssl, problems);
+  const sasl = resolveSasl(raw.sasl, problems);
   if (raw.numStandbyReplicas !== undefined && raw.numStandbyReplicas !== 0) {
     problems.push(
       `"numStandbyReplicas" = ${JSON.stringify(raw.numStandbyReplicas)} is not supported yet: standby tasks are not implemented; use 0 (a task's state is restored from its changelog when it moves)`,
@@ -357,9 +361,11 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
       ? (raw.logger as Logger)
       : pino({ level: (raw.logger as string | undefined) ?? 'info', name: 'kstreams' });
   const kafkaClient: ResolvedConfig['kafkaClient'] = {};
-  for (const k of ['ssl', 'sasl', 'connectionTimeout', 'requestTimeout', 'socketFactory'] as const) {
+  for (const k of ['connectionTimeout', 'requestTimeout', 'socketFactory'] as const) {
     if (raw[k] !== undefined) (kafkaClient as Record<string, unknown>)[k] = raw[k];
   }
+  if (ssl !== undefined) kafkaClient.ssl = ssl;
+  if (sasl !== undefined) kafkaClient.sasl = sasl;
   return {
     applicationId,
     brokers: brokers as string[],
