@@ -42,6 +42,16 @@ describe('kstreams lag and reset', () => {
   let input: string;
   let app: KafkaStreams | undefined;
   const internal = [`${applicationId}-counts-repartition`, `${applicationId}-counts-changelog`];
+  // `input` is only known once beforeAll has made the topic.
+  const resetArgs = () => [
+    'reset',
+    '--application-id',
+    applicationId,
+    '--input-topics',
+    input,
+    '--local-state',
+    stateDir,
+  ];
 
   const start = (output: string) => {
     app = new KafkaStreams(wordCount(input, output), {
@@ -109,16 +119,7 @@ describe('kstreams lag and reset', () => {
 
   it('reset --dry-run prints every action and changes nothing', async () => {
     const before = { offsets: await groupOffsets(), topics: (await admin.listTopics()).sort() };
-    const r = await cli([
-      'reset',
-      '--application-id',
-      applicationId,
-      '--input-topics',
-      input,
-      '--local-state',
-      stateDir,
-      '--dry-run',
-    ]);
+    const r = await cli([...resetArgs(), '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`(dry run) reset ${applicationId} on ${input}: p0 150 → 0, p1 150 → 0`);
     for (const t of internal) expect(r.out).toContain(`(dry run) delete internal topic ${t}`);
@@ -130,15 +131,7 @@ describe('kstreams lag and reset', () => {
   });
 
   it('reset then rerun from scratch counts the same as the first run', async () => {
-    const r = await cli([
-      'reset',
-      '--application-id',
-      applicationId,
-      '--input-topics',
-      input,
-      '--local-state',
-      stateDir,
-    ]);
+    const r = await cli(resetArgs());
     expect(r.code).toBe(0);
     expect(r.out).toContain('reset done');
     await admin.disconnect();
