@@ -199,8 +199,7 @@ describe('exactly_once', () => {
     const admin = testKafka().admin();
     await admin.connect();
     let ends = await admin.fetchTopicOffsets(changelog);
-    const caughtUp = () =>
-      ends.every((e) => Number(e.high) >= (checkpointed.get(e.partition) ?? 0));
+    const caughtUp = () => ends.every((e) => Number(e.high) >= (checkpointed.get(e.partition) ?? 0));
     for (let i = 0; i < 100 && !caughtUp(); i++) {
       await new Promise((r) => setTimeout(r, 100));
       ends = await admin.fetchTopicOffsets(changelog);
