@@ -27,6 +27,7 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.EmitStrategy;
+import org.apache.kafka.streams.kstream.GlobalKTable;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.KGroupedTable;
@@ -38,6 +39,7 @@ import org.apache.kafka.streams.kstream.Suppressed.BufferConfig;
 import org.apache.kafka.streams.kstream.TimeWindowedKStream;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.test.TestRecord;
 
@@ -229,7 +231,7 @@ public final class Differential {
         break;
       // End of sliding and session windows.
       default:
-        if (suppression(builder, name)) break;
+        if (suppression(builder, name) || tableJoins(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -321,6 +323,103 @@ public final class Differential {
         .to("out", Produced.with(S, L));
   }
   // End of the suppression block.
+
+  // stream-table, table-table and global joins (issue 13); scenarios-joins-table.ts has the same
+  // topologies. Key selectors are null-safe: a null-value record reaches them before it is dropped.
+  private static final org.apache.kafka.streams.kstream.ValueJoiner<String, String, String> PAIR =
+      (l, r) -> "[" + l + ", " + r + "]";
+  private static final org.apache.kafka.streams.kstream.ValueJoiner<String, String, String> PLUS =
+      (v, t) -> v + "|" + t;
+  private static final org.apache.kafka.streams.kstream.ValueJoinerWithKey<String, String, String, String> SLASHED =
+      (k, v, t) -> k + "/" + v + "/" + t;
+
+  private static String joinKey(String v) {
+    return v == null || v.equals("none") ? null : v.substring(0, Math.min(2, v.length()));
+  }
+
+  private static boolean tableJoins(StreamsBuilder builder, String name) {
+    switch (name) {
+      case "st-inner": {
+        KTable<String, String> table = builder.table("right");
+        builder.<String, String>stream("left").join(table, PLUS).to("out");
+        return true;
+      }
+      case "st-left": {
+        KTable<String, String> table = builder.table("right");
+        builder.<String, String>stream("left").leftJoin(table, PLUS).to("out");
+        return true;
+      }
+      case "st-rekey-left-getters": {
+        KTable<String, String> table = builder.<String, String>table("right")
+            .filter((k, v) -> v.length() > 1)
+            .mapValues(v -> v.toUpperCase());
+        builder.<String, String>stream("left")
+            .selectKey((k, v) -> joinKey(v))
+            .leftJoin(table, SLASHED)
+            .to("out");
+        return true;
+      }
+      case "st-rekey-inner": {
+        KTable<String, String> table = builder.table("right");
+        builder.<String, String>stream("left").selectKey((k, v) -> joinKey(v)).join(table, PLUS).to("out");
+        return true;
+      }
+      case "tt-inner":
+        builder.<String, String>table("left").join(builder.<String, String>table("right"), PAIR).toStream().to("out");
+        return true;
+      case "tt-left":
+        builder.<String, String>table("left").leftJoin(builder.<String, String>table("right"), PAIR).toStream().to("out");
+        return true;
+      case "tt-outer":
+        builder.<String, String>table("left").outerJoin(builder.<String, String>table("right"), PAIR).toStream().to("out");
+        return true;
+      case "tt-left-regroup-count": {
+        KTable<String, String> joined =
+            builder.<String, String>table("left").leftJoin(builder.<String, String>table("right"), PAIR);
+        joined.toStream().to("out");
+        joined.groupBy((k, v) -> KeyValue.pair(v, k)).count().toStream().to("counts", Produced.with(S, L));
+        return true;
+      }
+      case "tt-outer-regroup-count":
+        builder.<String, String>table("left")
+            .outerJoin(builder.<String, String>table("right"), PAIR)
+            .groupBy((k, v) -> KeyValue.pair(v.length() > 8 ? "long" : "short", k))
+            .count()
+            .toStream()
+            .to("counts", Produced.with(S, L));
+        return true;
+      case "tt-filter-left-map-right": {
+        KTable<String, String> l = builder.<String, String>table("left").filter((k, v) -> !"x".equals(v));
+        KTable<String, String> r = builder.<String, String>table("right").mapValues(v -> v + "!");
+        l.leftJoin(r, PAIR).toStream().to("out");
+        return true;
+      }
+      case "tt-chain": {
+        KTable<String, String> l = builder.table("left");
+        KTable<String, String> r = builder.table("right");
+        KTable<String, String> third = builder.table("third");
+        l.outerJoin(r, PAIR, Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("joined"))
+            .join(third, (a, c) -> a + "+" + c)
+            .toStream()
+            .to("out");
+        l.join(r, PAIR).leftJoin(third, (a, c) -> a + "~" + c).toStream().to("chained");
+        return true;
+      }
+      case "global-inner": {
+        GlobalKTable<String, String> table = builder.globalTable("right");
+        builder.<String, String>stream("left").join(table, (k, v) -> joinKey(v), PLUS).to("out");
+        return true;
+      }
+      case "global-left": {
+        GlobalKTable<String, String> table = builder.globalTable("right");
+        builder.<String, String>stream("left").leftJoin(table, (k, v) -> joinKey(v), SLASHED).to("out");
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+  // End of the stream-table, table-table and global joins block.
 
   private static Properties config() {
     Properties props = new Properties();

@@ -27,7 +27,8 @@ export interface RestoreOptions {
   timeoutMs: number;
 }
 
-function fixedAssigner(wanted: Map<string, number[]>): PartitionAssigner {
+/** The single member of its group gets exactly `wanted` (kafkajs has no assign()). */
+export function fixedAssigner(wanted: Map<string, number[]>): PartitionAssigner {
   return () => ({
     name: 'kstreams-restore',
     version: 1,

@@ -1,6 +1,8 @@
 export type { Branched } from './branched-kstream.ts';
 export { BranchedKStream } from './branched-kstream.ts';
 export { EmitStrategy } from './emit-strategy.ts';
+export { GlobalKTable } from './global-ktable.ts';
+export type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.ts';
 export { JoinWindows } from './join-windows.ts';
 export { type KeyValue, keyValue } from './key-value.ts';
 export { KGroupedStream } from './kgrouped-stream.ts';
@@ -10,12 +12,12 @@ export { KTable } from './ktable.ts';
 export type {
   Consumed,
   Grouped,
+  Joined,
   Materialized,
   Named,
   Produced,
   Repartitioned,
   StreamJoined,
-  ValueJoiner,
 } from './options.ts';
 export { SessionWindowedKStream } from './session-windowed-kstream.ts';
 export { SessionWindows } from './session-windows.ts';

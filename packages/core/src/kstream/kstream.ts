@@ -4,6 +4,7 @@ import type { FixedKeyProcessorSupplier, ProcessorSupplier } from '../processor/
 import type { TopicNameExtractor } from '../processor/topic-name-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { BranchedKStream } from './branched-kstream.ts';
+import { GlobalKTable } from './global-ktable.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import {
   FilterProcessor,
@@ -17,10 +18,14 @@ import {
   SelectKeyProcessor,
 } from './internals/kstream-processors.ts';
 import { TableSourceProcessor } from './internals/ktable-processors.ts';
+import { globalTableJoin, streamTableJoin } from './internals/stream-table-join.ts';
+import type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.ts';
 import type { KeyValue } from './key-value.ts';
 import { KGroupedStream } from './kgrouped-stream.ts';
 import { KTable } from './ktable.ts';
-import type { Grouped, Materialized, Named, Produced, Repartitioned } from './options.ts';
+import type { Grouped, Joined, Materialized, Named, Produced, Repartitioned } from './options.ts';
+
+type AnyJoiner = ValueJoinerWithKey<unknown, unknown, unknown, unknown>;
 
 function splitNamedAndStores(args: ReadonlyArray<string | Named>): {
   name: string | undefined;
@@ -265,8 +270,95 @@ export class KStream<K, V> {
       valueSerde as AnySerde | undefined,
       materialized.loggingEnabled,
       name,
+      true,
     );
     return new KTable<K, V>(this.builder, name, keySerde, valueSerde, storeName);
+  }
+
+  /**
+   * Joins each record with the table's current row for its key (Kafka Streams' stream-table
+   * join): the stream side triggers, table updates only update the table. A record with a null key
+   * or value, or without a row, gives nothing; the result keeps the record's key and timestamp. A
+   * stream whose key changed is repartitioned first; the two inputs must be co-partitioned.
+   * With a GlobalKTable, `keySelector` picks the table key and nothing is repartitioned.
+   * A joiner with three declared parameters (`joiner.length === 3`) is a ValueJoinerWithKey
+   * `(key, value, tableValue)`; otherwise a ValueJoiner `(value, tableValue)`.
+   */
+  join<VT, VR>(
+    table: KTable<K, VT>,
+    joiner: ValueJoiner<V, VT, VR>,
+    joined?: Joined<K, V, VT>,
+  ): KStream<K, VR>;
+  join<VT, VR>(
+    table: KTable<K, VT>,
+    joiner: ValueJoinerWithKey<K, V, VT, VR>,
+    joined?: Joined<K, V, VT>,
+  ): KStream<K, VR>;
+  join<KG, VG, VR>(
+    table: GlobalKTable<KG, VG>,
+    keySelector: (key: K, value: V) => KG,
+    joiner: ValueJoiner<V, VG, VR>,
+    named?: Named,
+  ): KStream<K, VR>;
+  join<KG, VG, VR>(
+    table: GlobalKTable<KG, VG>,
+    keySelector: (key: K, value: V) => KG,
+    joiner: ValueJoinerWithKey<K, V, VG, VR>,
+    named?: Named,
+  ): KStream<K, VR>;
+  join(table: KTable<K, unknown> | GlobalKTable<unknown, unknown>, ...rest: unknown[]): KStream<K, unknown> {
+    return this.tableJoin(table, rest, false);
+  }
+
+  /**
+   * As join(), but a record without a row is joined with null (`joiner(value, null)`), and a
+   * record with a null key (and a value) is kept and joined with null (KIP-962).
+   */
+  leftJoin<VT, VR>(
+    table: KTable<K, VT>,
+    joiner: ValueJoiner<V, VT | null, VR>,
+    joined?: Joined<K, V, VT>,
+  ): KStream<K, VR>;
+  leftJoin<VT, VR>(
+    table: KTable<K, VT>,
+    joiner: ValueJoinerWithKey<K, V, VT | null, VR>,
+    joined?: Joined<K, V, VT>,
+  ): KStream<K, VR>;
+  leftJoin<KG, VG, VR>(
+    table: GlobalKTable<KG, VG>,
+    keySelector: (key: K, value: V) => KG,
+    joiner: ValueJoiner<V, VG | null, VR>,
+    named?: Named,
+  ): KStream<K, VR>;
+  leftJoin<KG, VG, VR>(
+    table: GlobalKTable<KG, VG>,
+    keySelector: (key: K, value: V) => KG,
+    joiner: ValueJoinerWithKey<K, V, VG | null, VR>,
+    named?: Named,
+  ): KStream<K, VR>;
+  leftJoin(
+    table: KTable<K, unknown> | GlobalKTable<unknown, unknown>,
+    ...rest: unknown[]
+  ): KStream<K, unknown> {
+    return this.tableJoin(table, rest, true);
+  }
+
+  private tableJoin(
+    table: KTable<K, unknown> | GlobalKTable<unknown, unknown>,
+    [first, second, third]: unknown[],
+    leftJoin: boolean,
+  ): KStream<K, unknown> {
+    if (table instanceof GlobalKTable) {
+      type Selector = (key: K, value: V) => unknown;
+      return globalTableJoin(this, table, first as Selector, second as AnyJoiner, third as Named, leftJoin);
+    }
+    return streamTableJoin(
+      this,
+      table,
+      first as AnyJoiner,
+      (second ?? {}) as Joined<K, V, unknown>,
+      leftJoin,
+    );
   }
 
   /**

@@ -2,17 +2,25 @@ import { TopologyError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { suppressionBufferBuilder } from '../state/suppression-buffer-builder.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
+import { tableTableJoin } from './internals/ktable-ktable-join-builder.ts';
+import { materializedValueGetter } from './internals/ktable-materialize.ts';
 import {
   TableFilterProcessor,
   TableMapValuesProcessor,
   TableRepartitionMapProcessor,
   TableToStreamProcessor,
 } from './internals/ktable-processors.ts';
+import {
+  filterValueGetter,
+  type KTableValueGetterSupplier,
+  mapValuesValueGetter,
+} from './internals/ktable-value-getter.ts';
 import { KTableSuppressProcessor } from './internals/suppress-processor.ts';
+import type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.ts';
 import type { KeyValue } from './key-value.ts';
 import { KGroupedTable } from './kgrouped-table.ts';
 import { KStream } from './kstream.ts';
-import type { Grouped, Named } from './options.ts';
+import type { Grouped, Materialized, Named } from './options.ts';
 import type { Suppressed } from './suppressed.ts';
 
 /**
@@ -20,6 +28,9 @@ import type { Suppressed } from './suppressed.ts';
  * caching), carrying the value it replaced so that a re-grouping can subtract it.
  */
 const SUPPRESS_NAME = 'KTABLE-SUPPRESS-';
+
+// biome-ignore lint/suspicious/noExplicitAny: the implementation signature behind the typed overloads
+type AnyJoiner = ValueJoinerWithKey<any, any, any, any>;
 
 export class KTable<K, V> {
   /** @internal */
@@ -40,7 +51,21 @@ export class KTable<K, V> {
      * its end plus this); undefined for a table that is not windowed.
      */
     readonly windowGraceMs?: number,
+    /**
+     * @internal How a join reads this table (Kafka Streams' value getter), computed when a join
+     * first asks; undefined: the table's store, or one added for it (ktable-materialize.ts).
+     */
+    private readonly valueGetterFactory?: () => KTableValueGetterSupplier,
   ) {}
+
+  private valueGetter: KTableValueGetterSupplier | undefined;
+
+  /** @internal What a join reads this table's rows through; the same for every join. */
+  valueGetterSupplier(): KTableValueGetterSupplier {
+    this.valueGetter ??=
+      this.valueGetterFactory?.() ?? materializedValueGetter(this as KTable<unknown, unknown>);
+    return this.valueGetter;
+  }
 
   private next<VR>(
     prefix: string,
@@ -48,6 +73,7 @@ export class KTable<K, V> {
     processor: () => unknown,
     valueSerde: Serde<VR> | undefined,
     enableSendingOldValues: () => void,
+    valueGetter: (parent: KTableValueGetterSupplier) => KTableValueGetterSupplier,
   ) {
     const name = this.builder.nameOr(named?.name, prefix);
     this.builder.addProcessor(name, processor as () => TableFilterProcessor, [this.nodeName]);
@@ -59,6 +85,7 @@ export class KTable<K, V> {
       undefined,
       enableSendingOldValues,
       this.windowGraceMs,
+      () => valueGetter(this.valueGetterSupplier()),
     );
   }
 
@@ -73,6 +100,7 @@ export class KTable<K, V> {
         options.sendOldValues = true;
         this.enableSendingOldValues();
       },
+      (parent) => filterValueGetter(parent, predicate as (k: unknown, v: unknown) => boolean, negate),
     );
   }
 
@@ -96,6 +124,7 @@ export class KTable<K, V> {
       () => new TableMapValuesProcessor(mapper as (v: unknown, k: unknown) => unknown),
       undefined,
       this.enableSendingOldValues,
+      (parent) => mapValuesValueGetter(parent, mapper as (v: unknown, k: unknown) => unknown),
     );
   }
 
@@ -153,6 +182,65 @@ export class KTable<K, V> {
       this.enableSendingOldValues,
       this.windowGraceMs,
     );
+  }
+
+  /**
+   * Kafka Streams' KTable-KTable join: both sides' changes update the result, which has a row where
+   * both tables have one. A row that stops joining is deleted (a tombstone downstream); the result's
+   * timestamp is the larger of the two rows'. `materialized` gives the result a store (and names
+   * it: the merge node `<name>`, its sides `<name>-join-this` and `<name>-join-other`). Both tables
+   * must be co-partitioned. A joiner with `.length === 3` is a ValueJoinerWithKey.
+   */
+  join<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoiner<V, VO, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  join<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoinerWithKey<K, V, VO, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  join<VO, VR>(other: KTable<K, VO>, joiner: AnyJoiner, materialized?: Materialized<K, VR>): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner, 'inner', materialized);
+  }
+
+  /** As join(), with a row for each row of this table: `joiner(value, null)` while `other` has none. */
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoiner<V, VO | null, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoinerWithKey<K, V, VO | null, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  leftJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: AnyJoiner,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner, 'left', materialized);
+  }
+
+  /** As join(), with a row wherever either table has one; the missing side's value is null. */
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoiner<V | null, VO | null, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: ValueJoinerWithKey<K, V | null, VO | null, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  outerJoin<VO, VR>(
+    other: KTable<K, VO>,
+    joiner: AnyJoiner,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR> {
+    return tableTableJoin(this, other, joiner, 'outer', materialized);
   }
 
   /** The stream of updates; deletions become records with a null value (tombstones). */

@@ -47,6 +47,18 @@ export interface Materialized<K, V> extends Named {
 }
 
 /**
+ * Serdes of a stream-table join (Kafka Streams' Joined): `keySerde` and `valueSerde` for the
+ * stream's records (the repartition topic, when the stream's key changed), `otherValueSerde` for
+ * the table's values. `name` names the join processor and the repartition topic
+ * (`<applicationId>-<name>-repartition`).
+ */
+export interface Joined<K, V, VO> extends Named {
+  keySerde?: Serde<K>;
+  valueSerde?: Serde<V>;
+  otherValueSerde?: Serde<VO>;
+}
+
+/**
  * Serdes and store names of a stream-stream join (Kafka Streams' StreamJoined): `keySerde` and
  * `valueSerde` for this side, `otherValueSerde` for the other; `storeName` is the base of the
  * window stores' names (`<storeName>-this-join-store`, `<storeName>-other-join-store`).
@@ -59,5 +71,5 @@ export interface StreamJoined<K, V, VO> extends Named {
   loggingEnabled?: boolean;
 }
 
-/** Kafka Streams' ValueJoiner: the two values (null for a missing side of a left or outer join). */
-export type ValueJoiner<V1, V2, VR> = (value1: V1, value2: V2) => VR;
+/** Kafka Streams' ValueJoiner; one definition for every join, in internals/value-joiner.ts. */
+export type { ValueJoiner } from './internals/value-joiner.ts';

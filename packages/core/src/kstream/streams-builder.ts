@@ -1,6 +1,7 @@
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
 import { Topology } from '../processor/topology.ts';
-import type { StoreBuilder } from '../state/store-builder.ts';
+import { type StoreBuilder, timestampedKeyValueStoreBuilder } from '../state/store-builder.ts';
+import { GlobalKTable } from './global-ktable.ts';
 import { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { TableSourceProcessor } from './internals/ktable-processors.ts';
 import { KStream } from './kstream.ts';
@@ -43,8 +44,43 @@ export class StreamsBuilder {
       valueSerde as AnySerde | undefined,
       materialized.loggingEnabled,
       name,
+      true,
     );
     return new KTable<K, V>(this.internal, name, keySerde, valueSerde, storeName);
+  }
+
+  /**
+   * A GlobalKTable of all partitions of `topic` (Kafka Streams' globalTable): every instance
+   * holds the whole table in a global store, restored before processing starts and kept current
+   * by the global stream thread. No changelog topic: the topic itself is the changelog.
+   */
+  globalTable<K, V>(
+    topic: string,
+    consumed: Consumed<K, V> = {},
+    materialized: Materialized<K, V> = {},
+  ): GlobalKTable<K, V> {
+    const keySerde = materialized.keySerde ?? consumed.keySerde;
+    const valueSerde = materialized.valueSerde ?? consumed.valueSerde;
+    // Kafka Streams' order of generated names: the store, the source, the table-source processor.
+    const storeName = materialized.storeName ?? this.internal.newStoreName(`${topic}-`);
+    const sourceName = this.internal.nameOr(consumed.name, 'KSTREAM-SOURCE-');
+    const name = this.internal.nameOr(materialized.name, 'KTABLE-SOURCE-');
+    this.internal.topology.addSource(sourceName, [topic], {
+      keySerde: consumed.keySerde as AnySerde | undefined,
+      valueSerde: consumed.valueSerde as AnySerde | undefined,
+    });
+    this.internal.addProcessor(name, () => new TableSourceProcessor(storeName), [sourceName]);
+    this.internal.addStateStore(
+      timestampedKeyValueStoreBuilder(
+        storeName,
+        keySerde as AnySerde | undefined,
+        valueSerde as AnySerde | undefined,
+      ),
+      false,
+      name,
+    );
+    this.internal.topology.markGlobal([sourceName, name], storeName);
+    return new GlobalKTable<K, V>(this.internal, keySerde, valueSerde, storeName);
   }
 
   /** A store for Processor API processors added with `KStream.process(supplier, storeName)`. */

@@ -13,6 +13,7 @@ import { partitionForKey } from '../processor/internals/partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { type ReadOnlySessionStore, readOnlySessionStore } from '../state/session-store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { StoreBuilder, StoreType } from '../state/store-builder.ts';
 import type { ReadOnlyWindowStore, WindowStoreEntry } from '../state/window-store.ts';
 import type { TaskRuntime } from './task-runtime.ts';
@@ -40,6 +41,8 @@ export interface QueryDeps {
   topology: Topology;
   admin: StreamsAdmin;
   tasks(): TaskRuntime[];
+  /** A global store (GlobalKTable), held whole by this instance. */
+  globalStore?(storeName: string): StateStore | undefined;
 }
 
 function storeSerdes(
@@ -104,6 +107,13 @@ function taskViews<S>(deps: QueryDeps, storeName: string, kind: QueryableStoreTy
     throw new StreamsError(
       `State store '${storeName}' is a ${builder.type} store, not a ${kind} store; query it with ${ask}`,
     );
+  }
+  if (deps.topology.internalBuilder.isGlobalStore(storeName)) {
+    // Every instance holds all of a global store; the global thread's writes are not transactional.
+    return () => {
+      const store = deps.globalStore?.(storeName);
+      return store === undefined ? [] : [store as unknown as S];
+    };
   }
   return () =>
     deps

@@ -12,8 +12,10 @@ import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import { enforceCopartitioning } from '../processor/internals/copartition.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
+import { GlobalStreamThread } from './global-stream-thread.ts';
 import {
   type KeyQueryMetadata,
   KeyQueryResolver,
@@ -75,6 +77,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   /** Kafka Streams' thread name: `<clientId>-StreamThread-1` (one thread per app here). */
   readonly threadName: string;
   private thread?: StreamThread;
+  /** Keeps the global stores (GlobalKTables), if the topology has any. */
+  private globalThread?: GlobalStreamThread;
   private currentState: KafkaStreamsState = 'CREATED';
   private uncaughtHandler: StreamsUncaughtExceptionHandler = () => 'SHUTDOWN_CLIENT';
   private restoreListener?: StateRestoreListener;
@@ -101,6 +105,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       topology,
       admin: this.admin,
       tasks: () => this.thread?.runningTasks() ?? [],
+      globalStore: (name) => this.globalThread?.store(name),
     };
     this.keyResolver = new KeyQueryResolver(this.queries);
     this.threadName = `${this.config.clientId}-StreamThread-1`;
@@ -224,14 +229,36 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
         throw BrokerUnreachableError.from(error, this.config.brokers) ?? error;
       });
       await this.prepareTopics();
+      await this.startGlobalThread();
       await this.startThread();
     } catch (error) {
       this.lastError = error as Error;
       this.setState('PENDING_ERROR');
+      await this.globalThread?.stop().catch(() => {});
       await this.admin.disconnect().catch(() => {});
       this.setState('ERROR');
       throw error;
     }
+  }
+
+  /** Global stores are loaded whole before any task starts, as Kafka Streams' GlobalStreamThread. */
+  private async startGlobalThread(): Promise<void> {
+    if (this.topology.internalBuilder.globalSubtopology() === undefined) return;
+    const globalThread = new GlobalStreamThread({
+      config: this.config,
+      topology: this.topology,
+      kafka: this.kafka,
+      admin: this.admin,
+      logger: this.logger,
+      onFatal: (error) => {
+        // As in Kafka Streams, a failed global thread stops the client (no thread to replace it).
+        if (this.closing) return;
+        this.logger.error({ err: error }, 'global stream thread failed');
+        this.shutDownOnError(error);
+      },
+    });
+    this.globalThread = globalThread;
+    await globalThread.start();
   }
 
   private async startThread(): Promise<void> {
@@ -244,6 +271,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       metrics: this.metricsValues,
       recorder: this.recorder,
       restoreListener: this.restoreListener,
+      globalStore: (name) => this.globalThread?.store(name),
       onRunningChange: (running) => {
         if (this.thread === thread) this.setState(running ? 'RUNNING' : 'REBALANCING');
       },
@@ -272,10 +300,15 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     }
     // SHUTDOWN_APPLICATION would ask every instance to stop; kafkajs cannot send that signal
     // through the group, so this instance stops and the others carry on (documented).
+    this.shutDownOnError(error);
+  }
+
+  private shutDownOnError(error: Error): void {
     this.lastError = error;
     this.setState('PENDING_ERROR');
     this.closing = (async () => {
-      await thread.stop().catch(() => {});
+      await this.thread?.stop().catch(() => {});
+      await this.globalThread?.stop().catch(() => {});
       await this.admin.disconnect().catch(() => {});
       this.setState('ERROR');
     })();
@@ -293,8 +326,13 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     const subs = this.topology.subtopologies(this.config.applicationId);
     const internal = new Set(subs.flatMap((s) => s.repartitionSourceTopics));
     const dlq = this.config.exceptionHandlers.deadLetterQueueTopic;
+    const globalTopics = this.topology.internalBuilder.globalSourceTopics();
     const external = [
-      ...new Set(subs.flatMap((s) => [...s.sourceTopics, ...s.sinkTopics]).filter((t) => !internal.has(t))),
+      ...new Set(
+        [...subs.flatMap((s) => [...s.sourceTopics, ...s.sinkTopics]), ...globalTopics].filter(
+          (t) => !internal.has(t),
+        ),
+      ),
       ...(dlq === undefined ? [] : [dlq]),
     ];
     const counts = await this.admin.partitionCounts(external);
@@ -320,6 +358,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
         }
       }
     }
+    // A join's inputs: equal source topic counts, and its repartition topics made to match them.
+    enforceCopartitioning(
+      this.topology.internalBuilder.copartitionGroups(this.config.applicationId),
+      counts,
+      (topic) => internal.has(topic),
+    );
     const specs: InternalTopicSpec[] = [];
     for (const s of subs) {
       const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));
@@ -358,6 +402,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.setState('PENDING_SHUTDOWN');
     this.closing ??= (async () => {
       await this.thread?.stop();
+      await this.globalThread?.stop();
       await this.admin.disconnect().catch(() => {});
       this.setState('NOT_RUNNING');
     })();

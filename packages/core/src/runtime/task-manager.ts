@@ -12,6 +12,7 @@ import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { Topology } from '../processor/topology.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { restoreTasks } from './restore.ts';
@@ -27,6 +28,8 @@ export interface StreamThreadDeps {
   /** The Prometheus metrics' recordings (metrics/). */
   recorder: StreamsMetricsRecorder;
   restoreListener?: StateRestoreListener;
+  /** The global stores, kept by the global stream thread (GlobalKTables). */
+  globalStore?: (storeName: string) => StateStore | undefined;
   /** All assigned tasks are running (true) or some are being created or restored (false). */
   onRunningChange(running: boolean): void;
   /** An error the thread cannot recover from by itself; the app's handler decides. */
@@ -385,6 +388,7 @@ export class TaskManager {
       recorder,
       logger: this.log,
       uncommittedBytes: this.uncommittedBytes,
+      globalStore: this.deps.globalStore,
       producerFor: (taskId: string): TaskProducer =>
         config.exactlyOnce
           ? new TransactionalTaskProducer(kafka, `${config.applicationId}-${taskId}`, config.producer)

@@ -20,6 +20,7 @@ import { type InputRecord, type OutputRecord, topicPartitionKey } from '../proce
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
 import { levelBytesStores } from '../state/bytes-stores.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 
 export interface TaskRuntimeDeps {
@@ -31,6 +32,7 @@ export interface TaskRuntimeDeps {
   logger: Logger;
   /** The instance's one bound on uncommitted store bytes (maxUncommittedBytes), shared by its tasks. */
   uncommittedBytes: UncommittedBytesBudget;
+  globalStore?: ((storeName: string) => StateStore | undefined) | undefined;
   producerFor(taskId: string): TaskProducer;
 }
 
@@ -71,6 +73,7 @@ export class TaskRuntime {
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
+      ...(deps.globalStore === undefined ? {} : { globalStore: deps.globalStore }),
       newBuffer: (storeName, bytes, bufferOptions) => {
         const ops = deps.recorder.storeOperations(id, storeName);
         return ops

@@ -1,9 +1,4 @@
 export type { DeserializationHandlerResponse, InputRecord } from '../processor/internals/records.ts';
 export type { ValueAndTimestamp } from '../state/value-and-timestamp.ts';
-export {
-  TestInputTopic,
-  TestOutputTopic,
-  type TestRecord,
-  TopologyTestDriver,
-  type TopologyTestDriverConfig,
-} from './topology-test-driver.ts';
+export { TestInputTopic, TestOutputTopic, type TestRecord } from './test-topics.ts';
+export { TopologyTestDriver, type TopologyTestDriverConfig } from './topology-test-driver.ts';

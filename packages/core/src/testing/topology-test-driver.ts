@@ -11,7 +11,7 @@ import {
   resolveExceptionHandlers,
 } from '../config/exception-handler-config.ts';
 import { ConfigError, StreamsError } from '../errors.ts';
-import type { KeyValue } from '../kstream/key-value.ts';
+import { GlobalStateUpdateTask } from '../processor/internals/global-state-update-task.ts';
 import type { InputRecord, OutputRecord } from '../processor/internals/records.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Headers } from '../processor/record.ts';
@@ -22,6 +22,7 @@ import { type ReadOnlySessionStore, readOnlySessionStore } from '../state/sessio
 import type { StoreBuilder } from '../state/store-builder.ts';
 import { timestampedView, type ValueAndTimestamp } from '../state/value-and-timestamp.ts';
 import type { ReadOnlyWindowStore, TypedWindowStore } from '../state/window-store.ts';
+import { TestInputTopic, TestOutputTopic, type TopicDriver } from './test-topics.ts';
 
 /**
  * The exception handlers (`deserializationExceptionHandler`, `processingExceptionHandler`,
@@ -42,24 +43,17 @@ export interface TopologyTestDriverConfig extends ExceptionHandlerSettings {
   logger?: Logger;
 }
 
-/** A record as an output topic holds it. */
-export interface TestRecord<K, V> {
-  readonly topic: string;
-  readonly key: K | null;
-  readonly value: V | null;
-  readonly timestamp: number;
-  readonly headers: Headers;
-}
-
 /**
  * Runs a topology in-process, one record at a time, with the same StreamTask and processors as
  * the runtime: one task per sub-topology (partition 0); records sent to a topic the topology
  * reads (repartition topics) are processed right away; every task commits after each input.
  */
-export class TopologyTestDriver {
+export class TopologyTestDriver implements TopicDriver {
   readonly applicationId: string;
   private readonly topology: Topology;
   private readonly tasks: StreamTask[] = [];
+  /** The global stores' task, if the topology has global tables: fed by piping into their topics. */
+  private readonly globalTask: GlobalStateUpdateTask | undefined;
   private readonly taskByTopic = new Map<string, StreamTask>();
   private readonly outputs = new Map<string, OutputRecord[]>();
   private readonly offsets = new Map<string, number>();
@@ -81,6 +75,22 @@ export class TopologyTestDriver {
     const handlers = resolveExceptionHandlers(config, problems);
     if (problems.length > 0)
       throw new ConfigError(`Invalid TopologyTestDriverConfig:\n  - ${problems.join('\n  - ')}`);
+    const defaultSerdes = {
+      ...(config.defaultKeySerde === undefined ? {} : { defaultKeySerde: config.defaultKeySerde }),
+      ...(config.defaultValueSerde === undefined ? {} : { defaultValueSerde: config.defaultValueSerde }),
+    };
+    if (topology.internalBuilder.globalSubtopology() !== undefined) {
+      this.globalTask = new GlobalStateUpdateTask({
+        applicationId: this.applicationId,
+        topology,
+        storeFactory,
+        errorHandling: { handlers },
+        ...(config.logger === undefined ? {} : { logger: config.logger }),
+        now: () => this.wallClockMs,
+        ...defaultSerdes,
+      });
+    }
+    const globalStore = (name: string) => this.globalTask?.store(name);
     for (const sub of topology.subtopologies(this.applicationId)) {
       const task = new StreamTask({
         id: { subtopology: sub.id, partition: 0 },
@@ -89,8 +99,8 @@ export class TopologyTestDriver {
         collector: { send: (record) => this.capture(record) },
         storeFactory,
         now: () => this.wallClockMs,
-        ...(config.defaultKeySerde === undefined ? {} : { defaultKeySerde: config.defaultKeySerde }),
-        ...(config.defaultValueSerde === undefined ? {} : { defaultValueSerde: config.defaultValueSerde }),
+        globalStore,
+        ...defaultSerdes,
         errorHandling: { handlers, maxRecordBytes: config.maxRequestSize ?? 1_048_576 },
         ...(config.logger === undefined ? {} : { logger: config.logger }),
       });
@@ -103,6 +113,7 @@ export class TopologyTestDriver {
   }
 
   private async initialize(): Promise<void> {
+    await this.globalTask?.initialize();
     for (const task of this.tasks) await task.initializeStores();
     for (const task of this.tasks) await task.initializeTopology();
   }
@@ -113,10 +124,9 @@ export class TopologyTestDriver {
     valueSerde: Serde<V>,
     options: { startTimestampMs?: number; autoAdvanceMs?: number } = {},
   ): TestInputTopic<K, V> {
-    if (!this.taskByTopic.has(topic)) {
-      throw new StreamsError(
-        `The topology does not read topic '${topic}'; it reads ${[...this.taskByTopic.keys()].join(', ')}`,
-      );
+    if (!this.taskByTopic.has(topic) && !this.globalTask?.topics.includes(topic)) {
+      const topics = [...this.taskByTopic.keys(), ...(this.globalTask?.topics ?? [])];
+      throw new StreamsError(`The topology does not read topic '${topic}'; it reads ${topics.join(', ')}`);
     }
     return new TestInputTopic(
       this,
@@ -206,6 +216,9 @@ export class TopologyTestDriver {
   }
 
   private typedStore<K, V>(name: string): () => TypedKeyValueStore<K, V> {
+    const global = this.globalTask;
+    if (global?.storeNames.includes(name))
+      return () => global.store(name) as unknown as TypedKeyValueStore<K, V>;
     const task = this.tasks.find((t) => t.storeNames.includes(name));
     if (task === undefined) {
       const all = this.tasks.flatMap((t) => t.storeNames);
@@ -221,6 +234,7 @@ export class TopologyTestDriver {
     return this.enqueue(async () => {
       this.closed = true;
       for (const task of this.tasks) await task.close();
+      await this.globalTask?.close();
     }, true);
   }
 
@@ -275,6 +289,12 @@ export class TopologyTestDriver {
   }
 
   private async processOne(record: InputRecord): Promise<void> {
+    if (this.globalTask?.topics.includes(record.topic)) {
+      // A global topic updates the global store at once, as Kafka Streams' driver does.
+      this.globalTask.process(record);
+      await this.globalTask.flush();
+      return;
+    }
     const task = this.taskByTopic.get(record.topic);
     if (task === undefined) throw new StreamsError(`The topology does not read topic '${record.topic}'`);
     await task.process(record);
@@ -331,114 +351,4 @@ function facade<K, V>(name: string, store: () => KeyValueStore<K, V>): KeyValueS
     all: () => store().all(),
     approximateNumEntries: () => store().approximateNumEntries(),
   };
-}
-
-/** Pipes typed records into one input topic of a TopologyTestDriver. */
-export class TestInputTopic<K, V> {
-  /** @internal */
-  constructor(
-    private readonly driver: TopologyTestDriver,
-    readonly name: string,
-    private readonly keySerde: Serde<K>,
-    private readonly valueSerde: Serde<V>,
-    private currentTimeMs: number,
-    private readonly autoAdvanceMs: number,
-  ) {}
-
-  /**
-   * Processes one record and everything it causes (repartitions, commits). Without a timestamp,
-   * the topic's clock is used and then advanced by `autoAdvanceMs`.
-   */
-  pipeInput(key: K | null, value: V | null, timestamp?: number, headers: Headers = {}): Promise<void> {
-    let ts = timestamp;
-    if (ts === undefined) {
-      ts = this.currentTimeMs;
-      this.currentTimeMs += this.autoAdvanceMs;
-    }
-    const keyBytes = key === null ? null : this.keySerde.serialize(key, this.name);
-    const valueBytes = value === null ? null : this.valueSerde.serialize(value, this.name);
-    return this.driver.pipe(this.name, keyBytes, valueBytes, ts, headers);
-  }
-
-  async pipeValueList(values: Iterable<V | null>): Promise<void> {
-    for (const value of values) await this.pipeInput(null, value);
-  }
-
-  async pipeKeyValueList(records: Iterable<KeyValue<K | null, V | null>>): Promise<void> {
-    for (const { key, value } of records) await this.pipeInput(key, value);
-  }
-
-  advanceTime(ms: number): void {
-    this.currentTimeMs += ms;
-  }
-}
-
-/** Reads typed records from one output topic; reading consumes them. */
-export class TestOutputTopic<K, V> {
-  /** @internal */
-  constructor(
-    private readonly driver: TopologyTestDriver,
-    readonly name: string,
-    private readonly keySerde: Serde<K>,
-    private readonly valueSerde: Serde<V>,
-  ) {}
-
-  private decode(record: OutputRecord): TestRecord<K, V> {
-    return {
-      topic: record.topic,
-      key: record.key === null ? null : this.keySerde.deserialize(record.key, record.topic),
-      value: record.value === null ? null : this.valueSerde.deserialize(record.value, record.topic),
-      timestamp: record.timestamp,
-      headers: record.headers ?? {},
-    };
-  }
-
-  readRecord(): TestRecord<K, V> {
-    const [record] = this.driver.take(this.name, 1);
-    if (record === undefined) throw new StreamsError(`No record left in output topic '${this.name}'`);
-    return this.decode(record);
-  }
-
-  readKeyValue(): KeyValue<K | null, V | null> {
-    const { key, value } = this.readRecord();
-    return { key, value };
-  }
-
-  readValue(): V | null {
-    return this.readRecord().value;
-  }
-
-  readRecordsToList(): TestRecord<K, V>[] {
-    return this.driver.take(this.name, Number.POSITIVE_INFINITY).map((r) => this.decode(r));
-  }
-
-  readValuesToList(): Array<V | null> {
-    return this.readRecordsToList().map((r) => r.value);
-  }
-
-  readKeyValuesToList(): Array<KeyValue<K | null, V | null>> {
-    return this.readRecordsToList().map(({ key, value }) => ({ key, value }));
-  }
-
-  /** Last value per key (null for a tombstone). Records with a null key are an error. */
-  readKeyValuesToMap(): Map<K, V | null> {
-    const map = new Map<K, V | null>();
-    for (const record of this.readRecordsToList()) {
-      if (record.key === null) {
-        throw new StreamsError(
-          `readKeyValuesToMap: a record of '${this.name}' has a null key; use readKeyValuesToList`,
-        );
-      }
-      map.set(record.key, record.value);
-    }
-    return map;
-  }
-
-  isEmpty(): boolean {
-    return this.driver.queueSize(this.name) === 0;
-  }
-
-  getQueueSize(): number {
-    return this.driver.queueSize(this.name);
-  }
 }

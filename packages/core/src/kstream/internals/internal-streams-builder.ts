@@ -63,8 +63,10 @@ export class InternalStreamsBuilder {
   /**
    * Adds sink -> `<name>-repartition` -> source and returns the source's name. `dropNullKeys` adds
    * a filter in front: as in Kafka Streams, a record with a null key never reaches a repartition
-   * topic (KIP-962 keeps them only where a left or outer join follows, and there are no joins yet).
-   * KTable.groupBy passes false: its mapper already skips them.
+   * topic (KIP-962 keeps them only where a left or outer join follows: the joins pass false).
+   * KTable.groupBy passes false: its mapper already skips them. `reserveFilterName`: a join's
+   * repartition takes the filter's generated name even without the filter, as Kafka Streams does,
+   * so that the names generated after it stay the same as Kafka Streams'.
    */
   addRepartition(
     parent: string,
@@ -75,6 +77,7 @@ export class InternalStreamsBuilder {
       valueSerdeWrapper?: SerdeWrapper;
     },
     dropNullKeys: boolean,
+    reserveFilterName = false,
   ): string {
     const topic = `${topicBase}-repartition`;
     const sinkName = this.newProcessorName('KSTREAM-SINK-');
@@ -85,6 +88,8 @@ export class InternalStreamsBuilder {
         () => new DropNullKeyProcessor(),
         [parent],
       );
+    } else if (reserveFilterName) {
+      this.newProcessorName('KSTREAM-FILTER-');
     }
     this.topology.addInternalTopic(topic);
     this.topology.addSink(sinkName, topic, [upstream], serdes);

@@ -1,44 +1,42 @@
-import type { KeyValueStore } from '@kstreams/state-store';
+import type { TypedKeyValueStore } from '@kstreams/state-store';
 import type { Processor, ProcessorContext } from '../../processor/processor.ts';
 import { Record } from '../../processor/record.ts';
+import { timestampedView, type ValueAndTimestamp } from '../../state/value-and-timestamp.ts';
 import type { KeyValue } from '../key-value.ts';
 import { Change } from './change.ts';
 
 type Ctx = ProcessorContext<unknown, unknown>;
-type Store = KeyValueStore<unknown, unknown>;
 
 function isAbsent(value: unknown): value is null | undefined {
   return value === null || value === undefined;
 }
 
-abstract class StoreProcessor implements Processor<unknown, unknown, unknown, unknown> {
-  protected ctx!: Ctx;
-  protected store!: Store;
+/**
+ * table() and toStream().toTable(): upsert (null value: delete) into the store, forward the Change.
+ * The store keeps each value with its record's timestamp (Kafka Streams' timestamped store), which
+ * a table-table join needs for its result timestamp. A tombstone for a key the table does not hold
+ * is still forwarded, as Change(null, null), because Kafka Streams without a record cache does so
+ * (toStream() then emits the tombstone); with a cache it would be suppressed (docs/architecture.md,
+ * "Result semantics").
+ */
+export class TableSourceProcessor implements Processor<unknown, unknown, unknown, unknown> {
+  private ctx!: Ctx;
+  private store!: TypedKeyValueStore<unknown, ValueAndTimestamp<unknown>>;
   constructor(private readonly storeName: string) {}
   init(context: Ctx): void {
     this.ctx = context;
-    this.store = context.getStateStore<Store>(this.storeName);
+    this.store = timestampedView(context.getStateStore<TypedKeyValueStore<unknown, unknown>>(this.storeName));
   }
-  abstract process(record: Record<unknown, unknown>): void;
-}
-
-/**
- * table() and toStream().toTable(): upsert (null value: delete) into the store, forward the Change.
- * A tombstone for a key the table does not hold is still forwarded, as Change(null, null), because
- * Kafka Streams without a record cache does so (toStream() then emits the tombstone); with a cache
- * it would be suppressed (docs/architecture.md, "Result semantics").
- */
-export class TableSourceProcessor extends StoreProcessor {
   process(record: Record<unknown, unknown>): void {
     if (isAbsent(record.key)) return;
-    const old = this.store.get(record.key);
+    const old = this.store.get(record.key)?.value ?? null;
     if (isAbsent(record.value)) {
-      if (old !== undefined) this.store.delete(record.key);
-      this.ctx.forward(record.withValue(new Change(null, old ?? null)));
+      if (old !== null) this.store.delete(record.key);
+      this.ctx.forward(record.withValue(new Change(null, old)));
       return;
     }
-    this.store.put(record.key, record.value);
-    this.ctx.forward(record.withValue(new Change(record.value, old ?? null)));
+    this.store.put(record.key, { value: record.value, timestamp: record.timestamp });
+    this.ctx.forward(record.withValue(new Change(record.value, old)));
   }
 }
 

@@ -3,6 +3,7 @@ import type { Serde } from '../../serdes/serde.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import type { Processor } from '../processor.ts';
 import type { TopicNameExtractor } from '../topic-name-extractor.ts';
+import { checkGraph } from './topology-checks.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the graph stores processors of every record type
 export type AnyProcessor = Processor<any, any, any, any>;
@@ -91,6 +92,11 @@ export class InternalTopologyBuilder {
   private readonly internalTopics = new Set<string>();
   private nextOrder = 0;
   private groups: SubtopologyNodes[] | undefined;
+  /** Nodes and stores of global tables: in no sub-topology (no tasks), run by the global thread. */
+  private readonly globalNodes = new Set<string>();
+  private readonly globalStores = new Set<string>();
+  /** Node names whose source topics must be co-partitioned (the inputs of a join). */
+  private readonly copartitionNodeGroups: string[][] = [];
 
   addSource(name: string, topics: readonly string[], serdes: SerdeOptions = {}): void {
     this.requireNewName(name);
@@ -179,6 +185,60 @@ export class InternalTopologyBuilder {
       for (const store of storeNames) if (!node.stores.includes(store)) node.stores.push(store);
     }
     this.groups = undefined;
+  }
+
+  /**
+   * Makes a source, its processors and their store a global store (Kafka Streams' addGlobalStore):
+   * kept out of the sub-topologies, maintained by the global stream thread from all partitions of
+   * the source's topic, readable by every task's processors without being connected to them.
+   */
+  markGlobal(nodeNames: readonly string[], storeName: string): void {
+    for (const name of nodeNames) this.globalNodes.add(name);
+    this.globalStores.add(storeName);
+    this.groups = undefined;
+  }
+
+  isGlobalStore(name: string): boolean {
+    return this.globalStores.has(name);
+  }
+
+  /** The global stores' nodes and stores (Kafka Streams' global sub-topology), or undefined. */
+  globalSubtopology(): SubtopologyNodes | undefined {
+    this.computeGroups();
+    if (this.globalNodes.size === 0) return undefined;
+    const nodes = [...this.nodes.values()].filter((n) => this.globalNodes.has(n.name));
+    return { id: -1, nodes, stores: [...this.globalStores].map((name) => this.storeBuilders.get(name)!) };
+  }
+
+  /** The topics the global stores are restored from and kept current with. */
+  globalSourceTopics(): string[] {
+    return this.globalSubtopology()?.nodes.flatMap((n) => (n.kind === 'source' ? n.topics : [])) ?? [];
+  }
+
+  /** The source topics upstream of these nodes must have one partition count (a join's inputs). */
+  addCopartitionGroup(nodeNames: readonly string[]): void {
+    this.copartitionNodeGroups.push([...nodeNames]);
+  }
+
+  /** Each co-partition group as the topics (resolved) of the sources upstream of its nodes. */
+  copartitionGroups(applicationId: string): string[][] {
+    return this.copartitionNodeGroups.map((names) => {
+      const topics = new Set<string>();
+      const seen = new Set<string>();
+      const visit = (name: string): void => {
+        if (seen.has(name)) return;
+        seen.add(name);
+        const node = this.nodes.get(name);
+        if (node === undefined) return;
+        if (node.kind === 'source') {
+          for (const topic of node.topics) topics.add(this.resolveTopic(applicationId, topic));
+        } else {
+          for (const parent of node.parents) visit(parent);
+        }
+      };
+      for (const name of names) visit(name);
+      return [...topics];
+    });
   }
 
   /** Marks `<name>` (e.g. `counts-repartition`) as internal: resolved to `<applicationId>-<name>`. */
@@ -292,7 +352,7 @@ export class InternalTopologyBuilder {
 
   private computeGroups(): SubtopologyNodes[] {
     if (this.groups !== undefined) return this.groups;
-    this.checkGraph();
+    checkGraph(this.nodes, this.storeBuilders);
 
     // Union-find: parent/child edges and shared stores put nodes into one sub-topology.
     const root = new Map<string, string>();
@@ -317,6 +377,7 @@ export class InternalTopologyBuilder {
       for (const parent of node.parents) union(node.name, parent);
       if (node.kind === 'processor') {
         for (const store of node.stores) {
+          if (this.globalStores.has(store)) continue;
           const other = storeUser.get(store);
           if (other === undefined) storeUser.set(store, node.name);
           else union(node.name, other);
@@ -326,6 +387,7 @@ export class InternalTopologyBuilder {
 
     const byRoot = new Map<string, NodeDef[]>();
     for (const node of this.nodes.values()) {
+      if (this.globalNodes.has(node.name)) continue;
       const r = find(node.name);
       const list = byRoot.get(r);
       if (list === undefined) byRoot.set(r, [node]);
@@ -336,102 +398,12 @@ export class InternalTopologyBuilder {
       const storeNames: string[] = [];
       for (const node of nodes) {
         if (node.kind !== 'processor') continue;
-        for (const store of node.stores) if (!storeNames.includes(store)) storeNames.push(store);
+        for (const store of node.stores) {
+          if (!storeNames.includes(store) && !this.globalStores.has(store)) storeNames.push(store);
+        }
       }
       return { id, nodes, stores: storeNames.map((name) => this.storeBuilders.get(name)!) };
     });
     return this.groups;
   }
-
-  private checkGraph(): void {
-    if (this.nodes.size === 0) throw new TopologyError('The topology is empty: add at least one source');
-    for (const node of this.nodes.values()) {
-      if (node.kind === 'source') continue;
-      for (const parent of node.parents) {
-        const parentNode = this.nodes.get(parent);
-        if (parentNode === undefined) {
-          throw new TopologyError(`${kindLabel(node)} ${node.name} has unknown parent ${parent}`);
-        }
-        if (parentNode.kind === 'sink') {
-          throw new TopologyError(
-            `${kindLabel(node)} ${node.name} has sink ${parent} as parent; sinks have no children`,
-          );
-        }
-      }
-      if (node.kind === 'processor') {
-        for (const store of node.stores) {
-          if (!this.storeBuilders.has(store)) {
-            throw new TopologyError(
-              `Processor ${node.name} is connected to unknown state store '${store}'; add it with addStateStore()`,
-            );
-          }
-        }
-      }
-    }
-    for (const store of this.storeBuilders.keys()) {
-      const used = [...this.nodes.values()].some((n) => n.kind === 'processor' && n.stores.includes(store));
-      if (!used) {
-        throw new TopologyError(
-          `State store '${store}' is not connected to any processor; connect it or do not add it`,
-        );
-      }
-    }
-    this.checkCycles();
-  }
-
-  private checkCycles(): void {
-    const children = new Map<string, string[]>();
-    for (const node of this.nodes.values()) {
-      if (node.kind === 'source') continue;
-      for (const parent of node.parents) {
-        const list = children.get(parent);
-        if (list === undefined) children.set(parent, [node.name]);
-        else list.push(node.name);
-      }
-    }
-    // Iterative DFS with colours: grey = on the current path.
-    const colour = new Map<string, 'grey' | 'black'>();
-    for (const start of this.nodes.keys()) {
-      if (colour.has(start)) continue;
-      const stack: Array<{ name: string; next: number }> = [{ name: start, next: 0 }];
-      colour.set(start, 'grey');
-      while (stack.length > 0) {
-        const frame = stack[stack.length - 1]!;
-        const kids = children.get(frame.name) ?? [];
-        if (frame.next >= kids.length) {
-          colour.set(frame.name, 'black');
-          stack.pop();
-          continue;
-        }
-        const child = kids[frame.next++]!;
-        const c = colour.get(child);
-        if (c === 'grey') {
-          const path = [...stack.slice(stack.findIndex((f) => f.name === child)).map((f) => f.name), child];
-          throw new TopologyError(`The topology has a cycle: ${path.join(' -> ')}`);
-        }
-        if (c === undefined) {
-          colour.set(child, 'grey');
-          stack.push({ name: child, next: 0 });
-        }
-      }
-    }
-    // A node that no source reaches would never run; with parents checked, only cycles cause it.
-    for (const node of this.nodes.values()) {
-      if (node.kind !== 'source' && !this.reachesSource(node.name, new Set())) {
-        throw new TopologyError(`${kindLabel(node)} ${node.name} has no source upstream`);
-      }
-    }
-  }
-
-  private reachesSource(name: string, seen: Set<string>): boolean {
-    if (seen.has(name)) return false;
-    seen.add(name);
-    const node = this.nodes.get(name)!;
-    if (node.kind === 'source') return true;
-    return node.parents.some((p) => this.reachesSource(p, seen));
-  }
-}
-
-function kindLabel(node: NodeDef): string {
-  return node.kind === 'processor' ? 'Processor' : node.kind === 'sink' ? 'Sink' : 'Source';
 }

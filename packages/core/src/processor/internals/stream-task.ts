@@ -51,6 +51,8 @@ export interface StreamTaskOptions extends StateOptions {
   logger?: Logger;
   /** Wall clock; default Date.now. */
   now?: () => number;
+  /** The global stores (kept by the global stream thread), by name; any processor may read them. */
+  globalStore?: (storeName: string) => StateStore | undefined;
 }
 
 let defaultLogger: Logger | undefined;
@@ -305,6 +307,10 @@ export class StreamTask implements TaskServices, SinkTarget {
   }
 
   stateStore(node: RuntimeNodeRef, name: string): StateStore {
+    // As in Kafka Streams, every task may read a global store without being connected to it.
+    const global =
+      this.options.topology.internalBuilder.isGlobalStore(name) && this.options.globalStore?.(name);
+    if (global) return global;
     const processorNode = node as ProcessorRuntimeNode;
     if (!processorNode.storeNames.has(name)) {
       throw new StreamsError(

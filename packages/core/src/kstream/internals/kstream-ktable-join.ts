@@ -1,0 +1,48 @@
+import type { Processor, ProcessorContext } from '../../processor/processor.ts';
+import type { Record } from '../../processor/record.ts';
+import { droppedRecord } from './dropped-records.ts';
+import type { KTableValueGetter, KTableValueGetterSupplier } from './ktable-value-getter.ts';
+import type { ValueJoinerWithKey } from './value-joiner.ts';
+
+type Ctx = ProcessorContext<unknown, unknown>;
+
+function isAbsent(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
+}
+
+/**
+ * Kafka Streams' KStreamKTableJoinProcessor, for KTable and GlobalKTable joins alike: each stream
+ * record looks its join key up in the table (the stream's key, or the key selector's for a global
+ * table); table updates only update the table. The result keeps the stream record's key and
+ * timestamp. Dropped and counted: a null value, or (inner join) a null join key; since KIP-962 a
+ * left join keeps a record whose join key is null (the record's key, or the key selector's) and
+ * joins it with null, as Kafka Streams 4.4 does.
+ */
+export class KStreamKTableJoinProcessor implements Processor<unknown, unknown, unknown, unknown> {
+  private ctx!: Ctx;
+  private table!: KTableValueGetter;
+
+  constructor(
+    private readonly getter: KTableValueGetterSupplier,
+    private readonly keyMapper: (key: unknown, value: unknown) => unknown,
+    private readonly joiner: ValueJoinerWithKey<unknown, unknown, unknown, unknown>,
+    private readonly leftJoin: boolean,
+  ) {}
+
+  init(context: Ctx): void {
+    this.ctx = context;
+    this.table = this.getter.get(context);
+  }
+
+  process(record: Record<unknown, unknown>): void {
+    const joinKey = this.keyMapper(record.key, record.value);
+    const keptByLeftJoin = this.leftJoin && isAbsent(joinKey) && !isAbsent(record.value);
+    if (!keptByLeftJoin && (isAbsent(joinKey) || isAbsent(record.value))) {
+      droppedRecord(this.ctx, 'null join key or value');
+      return;
+    }
+    const other = isAbsent(joinKey) ? null : (this.table(joinKey)?.value ?? null);
+    if (other === null && !this.leftJoin) return;
+    this.ctx.forward(record.withValue(this.joiner(record.key, record.value, other)));
+  }
+}
