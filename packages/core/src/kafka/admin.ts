@@ -1,5 +1,7 @@
 // The admin operations the runtime needs: internal topics, partition counts, committed and end
 // offsets, and group members (for interactive queries).
+// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
+import './producer-grouping.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
 import { decodeUserData } from './assignor.ts';
 

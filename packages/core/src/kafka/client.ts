@@ -1,4 +1,6 @@
 // The kafkajs client, with its logs routed into the app's pino logger.
+// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
+import './producer-grouping.ts';
 import { Kafka, type KafkaConfig, type logCreator, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';

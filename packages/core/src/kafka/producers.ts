@@ -2,6 +2,8 @@
 // exactly_once: one transactional producer per task (transactionalId = <applicationId>-<taskId>),
 // because kafkajs' sendOffsets carries no group generation (no KIP-447), so fencing must come from
 // the transactional id: a new owner of the task fences the old one.
+// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
+import './producer-grouping.ts';
 import {
   type CompressionTypes,
   type Kafka,
