@@ -33,6 +33,14 @@ const SUPPRESS_NAME = 'KTABLE-SUPPRESS-';
 // biome-ignore lint/suspicious/noExplicitAny: the implementation signature behind the typed overloads
 type AnyJoiner = ValueJoinerWithKey<any, any, any, any>;
 
+/**
+ * The arguments after `other`: a table-table join has a joiner and maybe a Materialized (an
+ * object); anything else third (the joiner, a function), or a fourth, is the foreign-key form.
+ */
+function isForeignKeyJoin(args: readonly unknown[]): boolean {
+  return args.length > 2 || (args[1] !== undefined && typeof args[1] !== 'object');
+}
+
 export class KTable<K, V> {
   /** @internal */
   constructor(
@@ -225,8 +233,7 @@ export class KTable<K, V> {
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   join(other: KTable<unknown, unknown>, ...args: unknown[]): KTable<K, unknown> {
-    // A function third: the foreign-key form (a table-table join's third is its Materialized).
-    if (typeof args[1] === 'function') return this.foreignKeyJoin(other, args, false);
+    if (isForeignKeyJoin(args)) return this.foreignKeyJoin(other, args, false);
     return tableTableJoin(
       this,
       other as KTable<K, unknown>,
@@ -277,7 +284,7 @@ export class KTable<K, V> {
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
   leftJoin(other: KTable<unknown, unknown>, ...args: unknown[]): KTable<K, unknown> {
-    if (typeof args[1] === 'function') return this.foreignKeyJoin(other, args, true);
+    if (isForeignKeyJoin(args)) return this.foreignKeyJoin(other, args, true);
     return tableTableJoin(
       this,
       other as KTable<K, unknown>,
