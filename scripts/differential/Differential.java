@@ -462,6 +462,11 @@ public final class Differential {
             .to("counts", Produced.with(S, L));
         return true;
       }
+      case "fk-self": {
+        KTable<String, String> t = builder.table("left");
+        t.leftJoin(t, Differential::fk, PLUS).toStream().to("out");
+        return true;
+      }
       case "fk-getters-chain": {
         KTable<String, String> r = builder.<String, String>table("right")
             .filter((k, v) -> !v.equals("x"))

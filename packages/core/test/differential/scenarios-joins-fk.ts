@@ -44,6 +44,12 @@ export const joinFkTopologies: Record<string, (builder: StreamsBuilder) => void>
       .toStream()
       .to('counts', { valueSerde: L });
   },
+  // A table joined with itself (an order naming another order): one sub-topology writes and reads
+  // both internal topics.
+  'fk-self': (b) => {
+    const t = b.table<string, string>('left');
+    t.leftJoin(t, fk, plus).toStream().to('out');
+  },
   // Value getters on both sides (a mapped left table, a filtered and mapped right table), and a
   // table-table join of the result, which materializes it.
   'fk-getters-chain': (b) => {
@@ -78,10 +84,14 @@ function prng(seed: number): () => number {
  * on 'right' (and 'third' rows keyed by order), some null keys, tombstones (also for absent keys),
  * foreign-key changes, and timestamps that go back by up to 5 now and then.
  */
-function randomInput(seed: number, n: number, topics: readonly string[]): ScenarioInput[] {
+function randomInput(
+  seed: number,
+  n: number,
+  topics: readonly string[],
+  orders: readonly string[] = ['p1:1', 'p2:2', 'p3:1', 'p1:5', 'p4:2', 'none:3', 'p2:9'],
+): ScenarioInput[] {
   const rand = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
-  const orders = ['p1:1', 'p2:2', 'p3:1', 'p1:5', 'p4:2', 'none:3', 'p2:9'];
   const products = ['apple', 'pear', 'x', 'plum', 'fig'];
   let time = 10;
   return Array.from({ length: n }, () => {
@@ -185,6 +195,19 @@ export const joinFkScenarios: Scenario[] = [
     'fk-named-materialized-regroup',
     randomInput(24, 200, two),
     [out, counts, ...wire('fkj-subscription-registration-topic', 'fkj-subscription-response-topic')],
+  ),
+  scenario(
+    'foreign-key left join of a table with itself',
+    'fk-self',
+    randomInput(26, 150, ['left'], ['o1:a', 'o2:b', 'o3:c', 'o4:d', 'o2:e', 'none:f']),
+    // One table before the join: its names start at 3.
+    [
+      out,
+      ...wire(
+        'KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000003-topic',
+        'KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000011-topic',
+      ),
+    ],
   ),
   scenario(
     'foreign-key join of value getters, then a table-table join of the result',
