@@ -28,6 +28,56 @@ describe('murmur3 128 (Kafka Streams seed 104729)', () => {
   });
 });
 
+/** The algorithm straight from Java's source in BigInt: slow, plain, a second opinion. */
+function referenceHash128(data: Buffer): string {
+  const M = (1n << 64n) - 1n;
+  const [c1, c2] = [0x87c37b91114253d5n, 0x4cf5ad432745937fn];
+  const rotl = (x: bigint, r: bigint) => ((x << r) | (x >> (64n - r))) & M;
+  const fmix = (h: bigint) => {
+    let k = h ^ (h >> 33n);
+    k = (k * 0xff51afd7ed558ccdn) & M;
+    k ^= k >> 33n;
+    k = (k * 0xc4ceb9fe1a85ec53n) & M;
+    return k ^ (k >> 33n);
+  };
+  const word = (at: number, n: number) => {
+    let k = 0n;
+    for (let i = n - 1; i >= 0; i--) k = (k << 8n) | BigInt(data[at + i]!);
+    return k;
+  };
+  let [h1, h2] = [104729n, 104729n];
+  const blocks = data.length >> 4;
+  for (let i = 0; i < blocks; i++) {
+    h1 ^= (rotl((word(i * 16, 8) * c1) & M, 31n) * c2) & M;
+    h1 = (((rotl(h1, 27n) + h2) & M) * 5n + 0x52dce729n) & M;
+    h2 ^= (rotl((word(i * 16 + 8, 8) * c2) & M, 33n) * c1) & M;
+    h2 = (((rotl(h2, 31n) + h1) & M) * 5n + 0x38495ab5n) & M;
+  }
+  const rest = data.length - blocks * 16;
+  if (rest > 8) h2 ^= (rotl((word(blocks * 16 + 8, rest - 8) * c2) & M, 33n) * c1) & M;
+  if (rest > 0) h1 ^= (rotl((word(blocks * 16, Math.min(rest, 8)) * c1) & M, 31n) * c2) & M;
+  h1 ^= BigInt(data.length);
+  h2 ^= BigInt(data.length);
+  h1 = (h1 + h2) & M;
+  h2 = (h2 + h1) & M;
+  h1 = fmix(h1);
+  h2 = fmix(h2);
+  h1 = (h1 + h2) & M;
+  h2 = (h2 + h1) & M;
+  return h1.toString(16).padStart(16, '0') + h2.toString(16).padStart(16, '0');
+}
+
+describe('murmur3 128 against a BigInt transcription', () => {
+  it('agrees for every length 0..80 and every byte value', () => {
+    for (let length = 0; length <= 80; length++) {
+      const data = Buffer.from(Array.from({ length }, (_, i) => (i * 151 + length * 7 + 0xf0) & 0xff));
+      expect(murmur3Hash128(data).toString('hex'), `length ${length}`).toBe(referenceHash128(data));
+    }
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => 255 - i));
+    expect(murmur3Hash128(all).toString('hex')).toBe(referenceHash128(all));
+  });
+});
+
 describe('subscription wrapper', () => {
   const hash = Buffer.alloc(16, 0xab);
   it('writes version 1: version, instruction, hash, primary key, partition', () => {
