@@ -139,14 +139,17 @@ describe('KTable foreign-key join, exactly_once', () => {
     // The internal topics: subscriptions with the products, responses with the orders.
     const admin = testKafka().admin();
     await admin.connect();
-    const { topics: meta } = await admin.fetchTopicMetadata({
-      topics: [
-        `${applicationId}-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic`,
-        `${applicationId}-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic`,
-      ],
-    });
+    const registration = `${applicationId}-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic`;
+    const response = `${applicationId}-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic`;
+    const { topics: meta } = await admin.fetchTopicMetadata({ topics: [registration, response] });
     await admin.disconnect();
-    expect(meta.map((t) => t.partitions.length)).toEqual([2, 3]);
+    const widths = new Map(meta.map((t) => [t.name, t.partitions.length]));
+    expect(widths).toEqual(
+      new Map([
+        [registration, 2],
+        [response, 3],
+      ]),
+    );
   }, 60_000);
 });
 
