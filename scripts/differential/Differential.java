@@ -231,7 +231,7 @@ public final class Differential {
         break;
       // End of sliding and session windows.
       default:
-        if (suppression(builder, name) || tableJoins(builder, name)) break;
+        if (suppression(builder, name) || tableJoins(builder, name) || foreignKeyJoins(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -421,6 +421,71 @@ public final class Differential {
   }
   // End of the stream-table, table-table and global joins block.
 
+  // Foreign-key joins (KIP-213); scenarios-joins-fk.ts has the same topologies. Left values are
+  // "<foreign key>:<anything>", "none..." for a null foreign key.
+  private static String fk(String v) {
+    return v.startsWith("none") ? null : v.split(":")[0];
+  }
+
+  private static boolean foreignKeyJoins(StreamsBuilder builder, String name) {
+    switch (name) {
+      case "fk-inner": {
+        KTable<String, String> r = builder.table("right");
+        builder.<String, String>table("left").join(r, Differential::fk, PLUS).toStream().to("out");
+        return true;
+      }
+      case "fk-left": {
+        KTable<String, String> r = builder.table("right");
+        builder.<String, String>table("left").leftJoin(r, Differential::fk, PLUS).toStream().to("out");
+        return true;
+      }
+      case "fk-key-extractor": {
+        KTable<String, String> r = builder.table("right");
+        builder.<String, String>table("left")
+            .join(r, (k, v) -> k.equals("o4") ? null : fk(v), PLUS)
+            .toStream()
+            .to("out");
+        return true;
+      }
+      case "fk-named-materialized-regroup": {
+        KTable<String, String> r = builder.table("right");
+        KTable<String, String> joined = builder.<String, String>table("left").leftJoin(
+            r,
+            Differential::fk,
+            PLUS,
+            org.apache.kafka.streams.kstream.TableJoined.as("fkj"),
+            Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("fk-result"));
+        joined.toStream().to("out");
+        joined.groupBy((k, v) -> KeyValue.pair(v.substring(v.indexOf('|') + 1), k))
+            .count()
+            .toStream()
+            .to("counts", Produced.with(S, L));
+        return true;
+      }
+      case "fk-self": {
+        KTable<String, String> t = builder.table("left");
+        t.leftJoin(t, Differential::fk, PLUS).toStream().to("out");
+        return true;
+      }
+      case "fk-getters-chain": {
+        KTable<String, String> r = builder.<String, String>table("right")
+            .filter((k, v) -> !v.equals("x"))
+            .mapValues(v -> v.toUpperCase());
+        KTable<String, String> third = builder.table("third");
+        builder.<String, String>table("left")
+            .mapValues(v -> v + "!")
+            .join(r, Differential::fk, PLUS)
+            .leftJoin(third, PAIR)
+            .toStream()
+            .to("out");
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+  // End of the foreign-key joins block.
+
   private static Properties config() {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
@@ -450,8 +515,12 @@ public final class Differential {
       }
       for (JsonNode output : scenario.get("outputs")) {
         String topic = output.get("topic").asText();
-        boolean isLong = output.get("value").asText().equals("long");
-        Deserializer<?> values = isLong ? L.deserializer() : S.deserializer();
+        String kind = output.get("value").asText();
+        boolean isLong = kind.equals("long");
+        // "hex": the bytes as they are, for the internal topics' wire formats.
+        Deserializer<?> values = isLong
+            ? L.deserializer()
+            : kind.equals("hex") ? Serdes.ByteArray().deserializer() : S.deserializer();
         TestOutputTopic<String, ?> topicReader = driver.createOutputTopic(topic, S.deserializer(), values);
         for (TestRecord<String, ?> record : topicReader.readRecordsToList()) {
           ObjectNode node = out.addObject();
@@ -460,6 +529,7 @@ public final class Differential {
           Object value = record.value();
           if (value == null) node.putNull("value");
           else if (value instanceof Long) node.put("value", (Long) value);
+          else if (value instanceof byte[]) node.put("value", java.util.HexFormat.of().formatHex((byte[]) value));
           else node.put("value", (String) value);
           node.put("timestamp", record.timestamp());
         }

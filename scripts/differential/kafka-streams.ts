@@ -23,8 +23,11 @@ export interface Scenario {
   /** A topology defined, under this name, in Differential.java and in the TypeScript scenarios. */
   topology: string;
   inputs: ScenarioInput[];
-  /** Topics to read after the input, in this order; keys are strings, values strings or longs. */
-  outputs: Array<{ topic: string; value: 'string' | 'long' }>;
+  /**
+   * Topics to read after the input, in this order; keys are strings, values strings, longs or
+   * (`hex`) their bytes in hex, for internal topics' wire formats.
+   */
+  outputs: Array<{ topic: string; value: 'string' | 'long' | 'hex' }>;
 }
 
 export interface ScenarioOutput {

@@ -56,6 +56,15 @@ describe('reset options and helpers', () => {
       'app-x-repartition',
       'app-y',
     ]);
+    // The foreign-key joins' topics, named and generated, as Java's StreamsResetter finds them.
+    const fk = [
+      'app-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-0000000006-topic',
+      'app-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-0000000014-topic',
+      'app-enrich-subscription-registration-topic',
+      'app-enrich-subscription-response-topic',
+      'app-KTABLE-FK-JOIN-SUBSCRIPTION-RESPONSE-topic',
+    ];
+    expect(internalTopics(fk, 'app', [])).toEqual(fk.slice(0, 4).sort());
   });
 
   it('formats lag as aligned columns', () => {

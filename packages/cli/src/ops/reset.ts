@@ -73,11 +73,16 @@ export async function resetApplication(admin: Admin, o: ResetOptions): Promise<s
   return lines;
 }
 
-/** `<applicationId>-…-repartition` and `…-changelog` topics, and those the topology names. */
+/** What Java's StreamsResetter takes for an internal topic, after the application id prefix. */
+const INTERNAL_TOPIC =
+  /(-repartition|-changelog|-subscription-registration-topic|-subscription-response-topic|-KTABLE-FK-JOIN-SUBSCRIPTION-(REGISTRATION|RESPONSE)-\d+-topic)$/;
+
+/**
+ * `<applicationId>-…-repartition` and `…-changelog` topics, the foreign-key joins' subscription
+ * topics, and those the topology names.
+ */
 export function internalTopics(all: string[], applicationId: string, named: string[]): string[] {
-  const mine = all.filter(
-    (t) => t.startsWith(`${applicationId}-`) && (t.endsWith('-repartition') || t.endsWith('-changelog')),
-  );
+  const mine = all.filter((t) => t.startsWith(`${applicationId}-`) && INTERNAL_TOPIC.test(t));
   const set = new Set([...mine, ...named.filter((t) => all.includes(t))]);
   return [...set].sort();
 }

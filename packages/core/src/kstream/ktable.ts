@@ -1,6 +1,7 @@
 import { TopologyError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { suppressionBufferBuilder } from '../state/suppression-buffer-builder.ts';
+import { foreignKeyJoin } from './internals/fk-join-builder.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { tableTableJoin } from './internals/ktable-ktable-join-builder.ts';
 import { materializedValueGetter } from './internals/ktable-materialize.ts';
@@ -31,6 +32,14 @@ const SUPPRESS_NAME = 'KTABLE-SUPPRESS-';
 
 // biome-ignore lint/suspicious/noExplicitAny: the implementation signature behind the typed overloads
 type AnyJoiner = ValueJoinerWithKey<any, any, any, any>;
+
+/**
+ * The arguments after `other`: a table-table join has a joiner and maybe a Materialized (an
+ * object); anything else third (the joiner, a function), or a fourth, is the foreign-key form.
+ */
+function isForeignKeyJoin(args: readonly unknown[]): boolean {
+  return args.length > 2 || (args[1] !== undefined && typeof args[1] !== 'object');
+}
 
 export class KTable<K, V> {
   /** @internal */
@@ -185,6 +194,28 @@ export class KTable<K, V> {
   }
 
   /**
+   * Kafka Streams' foreign-key join (KIP-213): each row of this table joins the row of `other`
+   * whose key `foreignKeyExtractor` picks from it (`(value) => fk`, or `(key, value) => fk`).
+   * Changes of either table update the result, keyed by this table's key; a row whose foreign key
+   * changes, or that loses its match, is deleted downstream. The tables need not be co-partitioned:
+   * subscriptions and responses travel through the internal topics
+   * `<applicationId>-KTABLE-FK-JOIN-SUBSCRIPTION-REGISTRATION-n-topic` and `...-RESPONSE-n-topic`.
+   * `materialized` gives the result a store; its `name` plays Kafka Streams' TableJoined name (the
+   * base of the join's node, store and topic names).
+   */
+  join<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V) => KO | null,
+    joiner: ValueJoiner<V, VO, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  join<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (key: K, value: V) => KO | null,
+    joiner: ValueJoiner<V, VO, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  /**
    * Kafka Streams' KTable-KTable join: both sides' changes update the result, which has a row where
    * both tables have one. A row that stops joining is deleted (a tombstone downstream); the result's
    * timestamp is the larger of the two rows'. `materialized` gives the result a store (and names
@@ -201,10 +232,46 @@ export class KTable<K, V> {
     joiner: ValueJoinerWithKey<K, V, VO, VR>,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
-  join<VO, VR>(other: KTable<K, VO>, joiner: AnyJoiner, materialized?: Materialized<K, VR>): KTable<K, VR> {
-    return tableTableJoin(this, other, joiner, 'inner', materialized);
+  join(other: KTable<unknown, unknown>, ...args: unknown[]): KTable<K, unknown> {
+    if (isForeignKeyJoin(args)) return this.foreignKeyJoin(other, args, false);
+    return tableTableJoin(
+      this,
+      other as KTable<K, unknown>,
+      args[0] as AnyJoiner,
+      'inner',
+      args[1] as Materialized<K, unknown>,
+    );
   }
 
+  private foreignKeyJoin(
+    other: KTable<unknown, unknown>,
+    args: unknown[],
+    leftJoin: boolean,
+  ): KTable<K, unknown> {
+    const materialized = args[2] as Materialized<unknown, unknown> | undefined;
+    return foreignKeyJoin(
+      this as KTable<unknown, unknown>,
+      other,
+      args[0],
+      args[1],
+      leftJoin,
+      materialized,
+    ) as KTable<K, unknown>;
+  }
+
+  /** The foreign-key join with a row for each row of this table: `joiner(value, null)` without a match. */
+  leftJoin<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (value: V) => KO | null,
+    joiner: ValueJoiner<V, VO | null, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
+  leftJoin<KO, VO, VR>(
+    other: KTable<KO, VO>,
+    foreignKeyExtractor: (key: K, value: V) => KO | null,
+    joiner: ValueJoiner<V, VO | null, VR>,
+    materialized?: Materialized<K, VR>,
+  ): KTable<K, VR>;
   /** As join(), with a row for each row of this table: `joiner(value, null)` while `other` has none. */
   leftJoin<VO, VR>(
     other: KTable<K, VO>,
@@ -216,12 +283,15 @@ export class KTable<K, V> {
     joiner: ValueJoinerWithKey<K, V, VO | null, VR>,
     materialized?: Materialized<K, VR>,
   ): KTable<K, VR>;
-  leftJoin<VO, VR>(
-    other: KTable<K, VO>,
-    joiner: AnyJoiner,
-    materialized?: Materialized<K, VR>,
-  ): KTable<K, VR> {
-    return tableTableJoin(this, other, joiner, 'left', materialized);
+  leftJoin(other: KTable<unknown, unknown>, ...args: unknown[]): KTable<K, unknown> {
+    if (isForeignKeyJoin(args)) return this.foreignKeyJoin(other, args, true);
+    return tableTableJoin(
+      this,
+      other as KTable<K, unknown>,
+      args[0] as AnyJoiner,
+      'left',
+      args[1] as Materialized<K, unknown>,
+    );
   }
 
   /** As join(), with a row wherever either table has one; the missing side's value is null. */

@@ -26,13 +26,18 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
     }
     return scenario.outputs.flatMap(({ topic, value }) =>
       driver
-        .createOutputTopic<string, string | number>(
+        .createOutputTopic<string, string | number | Buffer>(
           topic,
           Serdes.String(),
-          value === 'long' ? Serdes.Long() : Serdes.String(),
+          value === 'long' ? Serdes.Long() : value === 'hex' ? Serdes.Bytes() : Serdes.String(),
         )
         .readRecordsToList()
-        .map((r) => ({ topic, key: r.key, value: r.value, timestamp: r.timestamp })),
+        .map((r) => ({
+          topic,
+          key: r.key,
+          value: Buffer.isBuffer(r.value) ? r.value.toString('hex') : r.value,
+          timestamp: r.timestamp,
+        })),
     );
   } finally {
     await driver.close();

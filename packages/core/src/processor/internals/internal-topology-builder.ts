@@ -10,6 +10,11 @@ export type AnyProcessor = Processor<any, any, any, any>;
 export type AnySerde = Serde<unknown>;
 /** Wraps the resolved serde, e.g. to carry a KTable's old and new value through a topic. */
 export type SerdeWrapper = (inner: AnySerde) => AnySerde;
+/**
+ * Picks a record's partition at a sink from the record itself (undefined: murmur2 of the key
+ * bytes); the foreign-key join sends each response back to the partition its request came from.
+ */
+export type SinkPartitioner = (key: unknown, value: unknown) => number | undefined;
 
 interface NodeBase {
   readonly name: string;
@@ -39,6 +44,7 @@ export interface SinkNodeDef extends NodeBase {
   readonly valueSerde: AnySerde | undefined;
   readonly valueSerdeWrapper: SerdeWrapper | undefined;
   readonly parents: readonly string[];
+  readonly partitioner?: SinkPartitioner | undefined;
 }
 
 export type NodeDef = SourceNodeDef | ProcessorNodeDef | SinkNodeDef;
@@ -145,6 +151,7 @@ export class InternalTopologyBuilder {
     topic: string | TopicNameExtractor<unknown, unknown>,
     parents: readonly string[],
     serdes: SerdeOptions = {},
+    partitioner?: SinkPartitioner,
   ): void {
     if (typeof topic === 'string' && topic.length === 0)
       throw new TopologyError(`Sink ${name} has an empty topic`);
@@ -158,6 +165,7 @@ export class InternalTopologyBuilder {
       valueSerde: serdes.valueSerde,
       valueSerdeWrapper: serdes.valueSerdeWrapper,
       parents: [...parents],
+      partitioner,
     });
   }
 

@@ -8,6 +8,7 @@ import type {
 } from '../processor.ts';
 import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
+import type { DefaultSerdes } from './serde-resolver.ts';
 
 /** What a node's context needs from its task. */
 export interface TaskServices {
@@ -32,6 +33,8 @@ export interface TaskServices {
   wallClockTime(): number;
   /** A DSL operator skipped a record (late, null key): counted as dropped, logged once per reason. */
   recordDropped(node: RuntimeNodeRef, reason: string): void;
+  /** The config's default serdes, for operators that serialize themselves (the foreign-key join). */
+  readonly defaultSerdes?: DefaultSerdes;
 }
 
 export interface RuntimeNodeRef {
@@ -82,6 +85,11 @@ export class ProcessorContextImpl implements ProcessorContext<unknown, unknown> 
 
   currentSystemTimeMs(): number {
     return this.task.wallClockTime();
+  }
+
+  /** Internal: for the DSL's operators that serialize themselves (Kafka Streams' context.keySerde()). */
+  defaultSerdes(): DefaultSerdes {
+    return this.task.defaultSerdes ?? {};
   }
 
   /** Internal: for the DSL's operators (Kafka Streams' dropped-records sensor). */

@@ -9,6 +9,7 @@ import type {
   AnySerde,
   InternalTopologyBuilder,
   NodeDef,
+  SinkPartitioner,
 } from './internal-topology-builder.ts';
 import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
@@ -66,6 +67,7 @@ export class SinkRuntimeNode extends RuntimeNode {
     readonly keySerde: AnySerde,
     readonly valueSerde: AnySerde,
     private readonly task: SinkTarget,
+    readonly partitioner?: SinkPartitioner,
   ) {
     super(name);
   }
@@ -143,6 +145,7 @@ function createNode(def: NodeDef, ctx: TaskGraphContext, graph: TaskGraph): Runt
         resolveSerde(ctx, def.keySerde, 'key', `sink ${def.name}`),
         resolveSerde(ctx, def.valueSerde, 'value', `sink ${def.name}`, def.valueSerdeWrapper),
         task,
+        def.partitioner,
       );
   }
 }

@@ -4,7 +4,7 @@
 // records without an explicit partition is the producer's (murmur2 of the key, partitioner.ts).
 import { RecordTooLargeError, SerializationError } from '../../errors.ts';
 import type { Record } from '../record.ts';
-import type { AnySerde } from './internal-topology-builder.ts';
+import type { AnySerde, SinkPartitioner } from './internal-topology-builder.ts';
 import type { OutputRecord } from './records.ts';
 
 export interface RecordCollector {
@@ -15,6 +15,7 @@ export interface SinkSerdes {
   readonly name: string;
   readonly keySerde: AnySerde;
   readonly valueSerde: AnySerde;
+  readonly partitioner?: SinkPartitioner | undefined;
 }
 
 /**
@@ -44,7 +45,15 @@ export function sendSerialized(
     const size = estimatedSize(key, value, record.headers);
     if (size > maxRecordBytes) throw new RecordTooLargeError(topic, sink.name, size, maxRecordBytes);
   }
-  collector.send({ topic, key, value, timestamp: record.timestamp, headers: record.headers });
+  const partition = sink.partitioner?.(record.key, record.value);
+  collector.send({
+    topic,
+    key,
+    value,
+    timestamp: record.timestamp,
+    headers: record.headers,
+    ...(partition === undefined ? {} : { partition }),
+  });
 }
 
 /** Kafka's record batch header (61 bytes) and a record's worst-case varint overhead (21). */

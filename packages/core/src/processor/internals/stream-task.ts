@@ -30,6 +30,7 @@ import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
 import type { RecordCollector } from './record-collector.ts';
 import type { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord } from './records.ts';
+import type { DefaultSerdes } from './serde-resolver.ts';
 
 export type { TaskId } from '../task-id.ts';
 
@@ -66,6 +67,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   readonly id: TaskId;
   readonly idString: string;
   readonly applicationId: string;
+  readonly defaultSerdes: DefaultSerdes;
   readonly inputPartitions: TopicPartition[];
   readonly changelogPartitions: ChangelogPartition[];
 
@@ -102,6 +104,10 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.id = { subtopology: options.id.subtopology, partition: options.id.partition };
     this.idString = taskIdToString(this.id);
     this.applicationId = options.applicationId;
+    this.defaultSerdes = {
+      defaultKeySerde: options.defaultKeySerde,
+      defaultValueSerde: options.defaultValueSerde,
+    };
     this.now = options.now ?? Date.now;
     defaultLogger ??= pino({ name: 'kstreams' });
     this.logger = (options.logger ?? defaultLogger).child({ task: this.idString });
