@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../scripts/test/free-port.ts';
 import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
+import { feederProducer } from '../src/common/kafka.ts';
 import { BOOK_PATH, feedLines, readLines } from '../src/word-count/feeder.ts';
-import { feederProducer } from '../src/word-count/kafka.ts';
 import { wordsOf } from '../src/word-count/words.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');

@@ -1,9 +1,10 @@
 // Writes a text file (default: the shipped book) to the input topic, one record per non-empty line.
+
+import { exampleKafka, feederProducer } from '../common/kafka.ts';
+import { createLogger } from '../common/logger.ts';
+import { ensureTopics } from '../common/topics.ts';
 import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
-import { exampleKafka, feederProducer } from './kafka.ts';
-import { createLogger } from './logger.ts';
 import { parseFeedArgs, UsageError, usage, userPath } from './options.ts';
-import { ensureTopics } from './topics.ts';
 
 let parsed: ReturnType<typeof parseFeedArgs>;
 try {

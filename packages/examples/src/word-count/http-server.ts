@@ -5,6 +5,7 @@ import type { KafkaStreams } from '@kstreams/core';
 import { kstreamsPlugin } from '@kstreams/http';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { type HttpServer, listen } from '../common/service.ts';
 import { FORWARDED_HEADER, MAX_TOP, type Reply, type WordCountQueries } from './queries.ts';
 
 export const DEFAULT_TOP = 10;
@@ -93,11 +94,7 @@ export async function buildQueryServer(
   return fastify;
 }
 
-export interface QueryServer {
-  readonly fastify: FastifyInstance;
-  readonly port: number;
-  close(): Promise<void>;
-}
+export type QueryServer = HttpServer;
 
 /** Listens on `port` (0: a free one); a throw in a route becomes a 500 with its message. */
 export async function startQueryServer(
@@ -106,12 +103,5 @@ export async function startQueryServer(
   app: () => KafkaStreams | undefined,
   logger: Logger,
 ): Promise<QueryServer> {
-  const fastify = await buildQueryServer(queries, app, logger);
-  await fastify.listen({ port, host: '0.0.0.0' });
-  const address = fastify.server.address();
-  return {
-    fastify,
-    port: typeof address === 'object' && address !== null ? address.port : port,
-    close: () => fastify.close(),
-  };
+  return listen(await buildQueryServer(queries, app, logger), port);
 }
