@@ -36,8 +36,8 @@ export interface ServiceSpec<Q> {
     queries: () => Q | undefined,
     app: () => KafkaStreams | undefined,
   ): Promise<HttpServer>;
-  /** The app's query helper, given the instance's `host:port` and the input's partition count. */
-  queries(app: KafkaStreams, where: { self: string; partitions: number }): Q;
+  /** The app's query helper, if it has one, given the instance's `host:port` and the input's partition count. */
+  queries?(app: KafkaStreams, where: { self: string; partitions: number }): Q;
 }
 
 export interface RunningService {
@@ -99,7 +99,7 @@ export async function startService<Q>(
     throw error;
   }
   current = app;
-  queries = spec.queries(app, { self: applicationServer, partitions });
+  queries = spec.queries?.(app, { self: applicationServer, partitions });
   for (let attempt = 1; ; attempt++) {
     try {
       await app.start();
@@ -112,7 +112,7 @@ export async function startService<Q>(
         await new Promise((r) => setTimeout(r, 500 * attempt));
         app = newApp();
         current = app;
-        queries = spec.queries(app, { self: applicationServer, partitions });
+        queries = spec.queries?.(app, { self: applicationServer, partitions });
         continue;
       }
       await server.close();

@@ -9,7 +9,7 @@ import { wordCountTopology } from './topology.ts';
 export type RunningWordCount = RunningService;
 
 export function startWordCount(options: WordCountOptions, logger: Logger): Promise<RunningWordCount> {
-  return startService(options, logger, {
+  return startService<WordCountQueries>(options, logger, {
     name: 'word-count',
     topology: wordCountTopology(options.input, options.output),
     startServer: (port, queries, app) => startQueryServer(port, queries, app, logger),
