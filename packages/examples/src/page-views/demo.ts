@@ -20,7 +20,13 @@ import { UsageError } from '../common/options.ts';
 import { startPageViews } from './app.ts';
 import { sendPageViews } from './feeder.ts';
 import { checkFinalWindows, describeCheck, FinalWindowsReader, isRight } from './final-windows.ts';
-import { countsPerMinute, generatePageViews, type SessionTruth, sessionsPerUser } from './generator.ts';
+import {
+  countsPerMinute,
+  generatePageViews,
+  type SessionTruth,
+  sessionsPerUser,
+  simulatedStart,
+} from './generator.ts';
 import { GRACE_MS, SESSIONS_STORE, type Session } from './topology.ts';
 
 const PARTITIONS = 4;
@@ -71,9 +77,7 @@ async function demo(ctx: DemoContext, options: PageViewsDemoOptions): Promise<vo
   const input = `${run}-page-views`;
   const output = `${run}-views-per-minute`;
 
-  // Simulated hours that end an hour before the current one: brokers refuse timestamps far in the
-  // future, and the end-of-data records come 40 minutes after the last view.
-  const startMs = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - (options.hours + 1) * HOUR_MS;
+  const startMs = simulatedStart(options.hours);
   const data = generatePageViews({ ...options, startMs, partitions: PARTITIONS });
   const truth = countsPerMinute(data.views);
   const sessions = sessionsPerUser(data.views);

@@ -119,6 +119,15 @@ function userViews(user: string, rand: () => number, startMs: number, endMs: num
   return views;
 }
 
+/**
+ * A start for `hours` of simulated time that end an hour before the current hour: brokers refuse
+ * timestamps far in the future (log.message.timestamp.after.max.ms), and the end-of-data records
+ * come 40 minutes after the last view.
+ */
+export function simulatedStart(hours: number, now = Date.now()): number {
+  return Math.floor(now / 3_600_000) * 3_600_000 - (hours + 1) * 3_600_000;
+}
+
 export function generatePageViews(options: GeneratorOptions): GeneratedViews {
   const { seed, users, hours, startMs, partitions } = options;
   const rand = random(seed);
