@@ -12,6 +12,7 @@ import { start as startBroker, stop as stopBroker } from '../../../../scripts/ka
 import { type InputProgress, inputProgress } from './input-progress.ts';
 import { exampleKafka } from './kafka.ts';
 import { createLogger } from './logger.ts';
+import type { AppOptions } from './options.ts';
 import { ProgressLine } from './progress.ts';
 
 export const say = (line = '') => process.stdout.write(`${line}\n`);
@@ -71,6 +72,23 @@ async function setUp(name: string, cleanups: Array<() => Promise<unknown>>): Pro
     logger,
     stateDir,
     onCleanUp: (fn) => cleanups.push(fn),
+  };
+}
+
+/** The app's options in a demo: the run's id and state directory, exactly_once, any free port. */
+export function demoAppOptions(
+  ctx: DemoContext,
+  topics: { input: string; output: string; partitions: number },
+): AppOptions {
+  return {
+    brokers: ctx.brokers,
+    applicationId: ctx.run,
+    ...topics,
+    guarantee: 'exactly_once',
+    stateDir: ctx.stateDir,
+    port: 0,
+    host: '127.0.0.1',
+    logLevel: 'warn',
   };
 }
 

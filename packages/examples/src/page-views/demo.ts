@@ -7,6 +7,7 @@ import { QueryableStoreTypes } from '@kstreams/core';
 import {
   type DemoContext,
   DemoFailure,
+  demoAppOptions,
   num,
   runDemo,
   say,
@@ -73,7 +74,7 @@ const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 async function demo(ctx: DemoContext, options: PageViewsDemoOptions): Promise<void> {
   const began = Date.now();
-  const { run, kafka, logger, stateDir, onCleanUp } = ctx;
+  const { run, kafka, logger, onCleanUp } = ctx;
   const input = `${run}-page-views`;
   const output = `${run}-views-per-minute`;
 
@@ -88,21 +89,7 @@ async function demo(ctx: DemoContext, options: PageViewsDemoOptions): Promise<vo
       `${num(truth.size)} user-minutes, ${num(sessionCount)} sessions`,
   );
 
-  const app = await startPageViews(
-    {
-      brokers: ctx.brokers,
-      applicationId: run,
-      input,
-      output,
-      guarantee: 'exactly_once',
-      stateDir,
-      port: 0,
-      host: '127.0.0.1',
-      partitions: PARTITIONS,
-      logLevel: 'warn',
-    },
-    logger,
-  );
+  const app = await startPageViews(demoAppOptions(ctx, { input, output, partitions: PARTITIONS }), logger);
   onCleanUp(() => app.close());
   const failure = watchForFailure(app.app);
   const base = `http://${app.applicationServer}`;

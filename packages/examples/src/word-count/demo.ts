@@ -5,6 +5,7 @@ import { relative } from 'node:path';
 import {
   type DemoContext,
   DemoFailure,
+  demoAppOptions,
   num,
   runDemo,
   say,
@@ -30,7 +31,7 @@ const TIMEOUT_MS = 5 * 60_000;
 
 async function demo(ctx: DemoContext, options: DemoOptions): Promise<void> {
   const began = Date.now();
-  const { brokers, run, kafka, logger, stateDir, onCleanUp } = ctx;
+  const { run, kafka, logger, onCleanUp } = ctx;
   const input = `${run}-text-input`;
   const output = `${run}-word-counts`;
 
@@ -56,18 +57,7 @@ async function demo(ctx: DemoContext, options: DemoOptions): Promise<void> {
   );
 
   const app: RunningWordCount = await startWordCount(
-    {
-      brokers,
-      applicationId: run,
-      input,
-      output,
-      guarantee: 'exactly_once',
-      stateDir,
-      port: 0,
-      host: '127.0.0.1',
-      partitions: PARTITIONS,
-      logLevel: 'warn',
-    },
+    demoAppOptions(ctx, { input, output, partitions: PARTITIONS }),
     logger,
   );
   onCleanUp(() => app.close());
