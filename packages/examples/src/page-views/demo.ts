@@ -2,7 +2,6 @@
 // under exactly_once, the final per-minute counts read back read_committed and checked window by
 // window against the generated data (and the sessions in the store against it too), then a
 // summary; common/demo.ts starts the broker if needed and removes all it started.
-import { parseArgs } from 'node:util';
 import { QueryableStoreTypes } from '@kstreams/core';
 import {
   type DemoContext,
@@ -28,6 +27,7 @@ import {
   sessionsPerUser,
   simulatedStart,
 } from './generator.ts';
+import { type GeneratorFlags, parseGeneratorArgs } from './options.ts';
 import { GRACE_MS, SESSIONS_STORE, type Session } from './topology.ts';
 
 const PARTITIONS = 4;
@@ -36,43 +36,9 @@ const TIMEOUT_MS = 5 * 60_000;
 const SETTLE_MS = 2_000;
 const HOUR_MS = 3_600_000;
 
-export interface PageViewsDemoOptions {
-  users: number;
-  hours: number;
-  seed: number;
-}
-
-/** `--users N` (default 50), `--hours N` (4), `--seed N` (42). */
-export function parsePageViewsDemoArgs(argv: readonly string[]): PageViewsDemoOptions {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: { users: { type: 'string' }, hours: { type: 'string' }, seed: { type: 'string' } },
-    }));
-  } catch (error) {
-    throw new UsageError(
-      `${(error as Error).message.split('\n')[0]}; the page-views demo takes --users <n>, --hours <n> and --seed <n>`,
-    );
-  }
-  const whole = (flag: string, fallback: number, max: number) => {
-    const raw = values[flag];
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
-      throw new UsageError(`--${flag} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`);
-    return Number(raw);
-  };
-  return {
-    users: whole('users', 50, 10_000),
-    hours: whole('hours', 4, 48),
-    seed: whole('seed', 42, 2 ** 31),
-  };
-}
-
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
-async function demo(ctx: DemoContext, options: PageViewsDemoOptions): Promise<void> {
+async function demo(ctx: DemoContext, options: GeneratorFlags): Promise<void> {
   const began = Date.now();
   const { run, kafka, logger, onCleanUp } = ctx;
   const input = `${run}-page-views`;
@@ -182,9 +148,9 @@ async function summary(base: string, windows: FinalWindowsReader['records']): Pr
 
 /** `npm run demo -- page-views [--users N] [--hours N] [--seed N]`. */
 export async function pageViewsDemo(argv: readonly string[]): Promise<never> {
-  let options: PageViewsDemoOptions;
+  let options: GeneratorFlags;
   try {
-    options = parsePageViewsDemoArgs(argv);
+    options = parseGeneratorArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`demo: ${error.message}`);
