@@ -3,6 +3,7 @@
 import { Serdes, WindowedSerdes } from '@kstreams/core';
 import { TopologyTestDriver } from '@kstreams/core/testing';
 import { describe, expect, it } from 'vitest';
+import { checkFinalWindows, describeCheck, isRight } from '../src/page-views/final-windows.ts';
 import {
   countsPerMinute,
   generatePageViews,
@@ -69,6 +70,34 @@ describe('page-views topology', () => {
       },
     ]);
     await driver.close();
+  });
+
+  it('the final-window check finds missing, duplicated, wrong and unexpected windows', () => {
+    const truth = new Map([
+      [windowKey('a', 0), 2],
+      [windowKey('a', MINUTE_MS), 1],
+      [windowKey('b', 0), 4],
+    ]);
+    const w = (user: string, start: number, views: number) => ({
+      user,
+      start,
+      end: start + MINUTE_MS,
+      views,
+    });
+    expect(isRight(checkFinalWindows([w('a', 0, 2), w('a', MINUTE_MS, 1), w('b', 0, 4)], truth))).toBe(true);
+    const check = checkFinalWindows([w('a', 0, 2), w('a', 0, 2), w('b', 0, 3), w('c', 0, 1)], truth);
+    expect(check).toEqual({
+      right: 0,
+      missing: [windowKey('a', MINUTE_MS)],
+      duplicated: [windowKey('a', 0)],
+      wrong: [{ window: windowKey('b', 0), got: 3, expected: 4 }],
+      unexpected: [windowKey('c', 0)],
+    });
+    expect(isRight(check)).toBe(false);
+    expect(describeCheck(check)).toBe(
+      '1 windows missing (a 60000); 1 windows emitted more than once (a 0); ' +
+        '1 windows with a wrong count ({"window":"b 0","got":3,"expected":4}); 1 windows that the data does not have (c 0)',
+    );
   });
 
   it('rejects a JSON page view without a page, saying what it needs', () => {
