@@ -3,7 +3,7 @@
 import { BrokerUnreachableError, ConfigError } from '@kstreams/core';
 import type { Logger } from 'pino';
 import { createLogger } from './logger.ts';
-import { type AppOptions, UsageError, userPath } from './options.ts';
+import { type AppOptions, parseOrExit, userPath } from './options.ts';
 import type { RunningService } from './service.ts';
 
 export interface ServiceCommand {
@@ -13,24 +13,14 @@ export interface ServiceCommand {
   start(options: AppOptions, logger: Logger): Promise<RunningService>;
 }
 
-function parseOrExit(command: ServiceCommand): AppOptions {
-  try {
-    const parsed = command.parse(process.argv.slice(2));
-    if (parsed === 'help') {
-      console.log(command.usage());
-      process.exit(0);
-    }
-    return parsed;
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${command.name}: ${error.message}\nRun with --help to see the flags.`);
-    process.exit(2);
-  }
-}
-
 export async function runServiceCommand(command: ServiceCommand): Promise<void> {
   const { name } = command;
-  const parsed = parseOrExit(command);
+  const parsed = parseOrExit(
+    name,
+    () => command.parse(process.argv.slice(2)),
+    command.usage(),
+    '\nRun with --help to see the flags.',
+  );
   const options = {
     ...parsed,
     stateDir: parsed.stateDir === undefined ? undefined : userPath(parsed.stateDir),

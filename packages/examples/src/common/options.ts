@@ -333,3 +333,40 @@ export function parseAppArgs(
 export function userPath(path: string, env: NodeJS.ProcessEnv = process.env): string {
   return resolvePath(env.INIT_CWD ?? process.cwd(), path);
 }
+
+/** The flags of a command that writes to an app's input topic. */
+export const FEED_FLAGS = ['brokers', 'input', 'partitions'] as const;
+
+export interface FeedTarget {
+  brokers: string[];
+  input: string;
+  /** Partitions of the input topic when the feeder creates it. */
+  partitions: number;
+}
+
+export function feedTarget(flags: ParsedFlags): FeedTarget {
+  return {
+    brokers: flags.read('brokers') as string[],
+    input: flags.read('input') as string,
+    partitions: flags.read('partitions') as number,
+  };
+}
+
+/**
+ * `parse()`, or the exit a command makes on bad flags: code 2 and `<command>: <message>` (with
+ * `hint`) on stderr; `--help` (the 'help' result) prints `usage` and exits 0.
+ */
+export function parseOrExit<T>(command: string, parse: () => T | 'help', usage = '', hint = ''): T {
+  try {
+    const parsed = parse();
+    if (parsed === 'help') {
+      console.log(usage);
+      process.exit(0);
+    }
+    return parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${command}: ${error.message}${hint}`);
+    process.exit(2);
+  }
+}

@@ -16,7 +16,7 @@ import {
 } from '../common/demo.ts';
 import type { InputProgress } from '../common/input-progress.ts';
 import { feederProducer } from '../common/kafka.ts';
-import { UsageError } from '../common/options.ts';
+import { parseOrExit } from '../common/options.ts';
 import { startPageViews } from './app.ts';
 import { sendPageViews } from './feeder.ts';
 import { checkFinalWindows, describeCheck, FinalWindowsReader, isRight } from './final-windows.ts';
@@ -148,13 +148,6 @@ async function summary(base: string, windows: FinalWindowsReader['records']): Pr
 
 /** `npm run demo -- page-views [--users N] [--hours N] [--seed N]`. */
 export async function pageViewsDemo(argv: readonly string[]): Promise<never> {
-  let options: GeneratorFlags;
-  try {
-    options = parseGeneratorArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`demo: ${error.message}`);
-    process.exit(2);
-  }
+  const options = parseOrExit('demo', () => parseGeneratorArgs(argv));
   return runDemo('page-views', (ctx) => demo(ctx, options));
 }

@@ -1,25 +1,18 @@
 // `pnpm --filter @kstreams/examples page-views-feed`: generated page views into the input topic.
 import { exampleKafka, feederProducer } from '../common/kafka.ts';
 import { createLogger } from '../common/logger.ts';
-import { UsageError } from '../common/options.ts';
+import { parseOrExit } from '../common/options.ts';
 import { ensureTopics, partitionCounts } from '../common/topics.ts';
 import { sendPageViews } from './feeder.ts';
 import { generatePageViews, simulatedStart } from './generator.ts';
-import { feedUsage, type PageViewsFeedOptions, parseFeedArgs } from './options.ts';
+import { feedUsage, parseFeedArgs } from './options.ts';
 
-let options: PageViewsFeedOptions;
-try {
-  const parsed = parseFeedArgs(process.argv.slice(2));
-  if (parsed === 'help') {
-    console.log(feedUsage());
-    process.exit(0);
-  }
-  options = parsed;
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  console.error(`page-views-feed: ${error.message}\nRun with --help to see the flags.`);
-  process.exit(2);
-}
+const options = parseOrExit(
+  'page-views-feed',
+  () => parseFeedArgs(process.argv.slice(2)),
+  feedUsage(),
+  '\nRun with --help to see the flags.',
+);
 const logger = createLogger(process.env.LOG_LEVEL || 'info', { name: 'page-views-feed' });
 const kafka = exampleKafka(options.brokers, 'page-views-feeder', logger);
 const admin = kafka.admin();

@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import {
   type AppDefaults,
   type AppOptions,
+  FEED_FLAGS,
+  type FeedTarget,
+  feedTarget,
   flagTable,
   parseAppArgs,
   parseFlags,
@@ -68,13 +71,7 @@ export function parseGeneratorArgs(argv: readonly string[]): GeneratorFlags {
 }
 
 const GENERATOR_FLAGS = ['--users', '--hours', '--seed'];
-const FEED_FLAGS = ['brokers', 'input', 'partitions'] as const;
-
-export interface PageViewsFeedOptions extends GeneratorFlags {
-  brokers: string[];
-  input: string;
-  partitions: number;
-}
+export interface PageViewsFeedOptions extends GeneratorFlags, FeedTarget {}
 
 /** The feeder's flags: the generator's and --brokers, --input, --partitions (with their variables). */
 export function parseFeedArgs(
@@ -92,12 +89,7 @@ export function parseFeedArgs(
   }
   const flags = parseFlags(rest, env, PAGE_VIEWS_DEFAULTS, FEED_FLAGS);
   if (flags === 'help') return flags;
-  return {
-    ...parseGeneratorArgs(generator),
-    brokers: flags.read('brokers') as string[],
-    input: flags.read('input') as string,
-    partitions: flags.read('partitions') as number,
-  };
+  return { ...parseGeneratorArgs(generator), ...feedTarget(flags) };
 }
 
 export function feedUsage(): string {

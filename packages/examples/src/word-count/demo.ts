@@ -15,7 +15,7 @@ import {
 } from '../common/demo.ts';
 import type { InputProgress } from '../common/input-progress.ts';
 import { feederProducer } from '../common/kafka.ts';
-import { UsageError } from '../common/options.ts';
+import { parseOrExit } from '../common/options.ts';
 import { type RunningWordCount, startWordCount } from './app.ts';
 import { CountsReader } from './catch-up.ts';
 import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
@@ -146,13 +146,6 @@ async function demo(ctx: DemoContext, options: DemoOptions): Promise<void> {
 
 /** `npm run demo -- [word-count] [--text FILE] [--lines N|all]`. */
 export async function wordCountDemo(argv: readonly string[]): Promise<never> {
-  let options: DemoOptions;
-  try {
-    options = parseDemoArgs(argv, process.env, BOOK_PATH);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`demo: ${error.message}`);
-    process.exit(2);
-  }
+  const options = parseOrExit('demo', () => parseDemoArgs(argv, process.env, BOOK_PATH));
   return runDemo('word-count', (ctx) => demo(ctx, options));
 }

@@ -4,6 +4,9 @@ import { parseArgs } from 'node:util';
 import {
   type AppDefaults,
   type AppOptions,
+  FEED_FLAGS,
+  type FeedTarget,
+  feedTarget,
   flagTable,
   parseAppArgs,
   parseFlags,
@@ -22,8 +25,6 @@ export const WORD_COUNT_DEFAULTS: AppDefaults = {
   output: 'word-counts',
   outputHelp: 'topic of word counts (key: word, value: 64-bit big-endian count)',
 };
-
-const FEED_FLAGS = ['brokers', 'input', 'partitions'] as const;
 
 export function usage(command: 'word-count' | 'feed' = 'word-count'): string {
   const head =
@@ -47,12 +48,9 @@ export function parseWordCountArgs(
   return parseAppArgs(argv, env, WORD_COUNT_DEFAULTS);
 }
 
-export interface FeedOptions {
+export interface FeedOptions extends FeedTarget {
   /** Unset: the shipped book. */
   file?: string;
-  brokers: string[];
-  input: string;
-  partitions: number;
 }
 
 /** The feeder's options: an optional file, --brokers, --input, --partitions. */
@@ -62,12 +60,7 @@ export function parseFeedArgs(
 ): FeedOptions | 'help' {
   const flags = parseFlags(argv, env, WORD_COUNT_DEFAULTS, FEED_FLAGS, 1);
   if (flags === 'help') return flags;
-  return {
-    file: flags.positionals[0],
-    brokers: flags.read('brokers') as string[],
-    input: flags.read('input') as string,
-    partitions: flags.read('partitions') as number,
-  };
+  return { file: flags.positionals[0], ...feedTarget(flags) };
 }
 
 /** Genesis, the first book of the KJV, is lines 1-1,533 of the shipped text. */
