@@ -1,8 +1,8 @@
 import type { KafkaStreams } from '@kstreams/core';
 import { type KeyQueryMetadata, partitionForKey, type ReadOnlyKeyValueStore, Serdes } from '@kstreams/core';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../src/common/logger.ts';
 import { buildQueryServer, startQueryServer } from '../src/word-count/http-server.ts';
-import { createLogger } from '../src/word-count/logger.ts';
 import {
   FORWARDED_HEADER,
   type PeerClient,

@@ -1,58 +1,25 @@
 // Two instances of the word-count app as child processes, sharing one application id: every
 // word's count is right on either instance, whichever of them owns the word.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../scripts/test/free-port.ts';
 import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
+import { feederProducer } from '../src/common/kafka.ts';
 import { BOOK_PATH, feedLines, readLines } from '../src/word-count/feeder.ts';
-import { feederProducer } from '../src/word-count/kafka.ts';
 import { wordsOf } from '../src/word-count/words.ts';
+import {
+  allRunning,
+  eventually,
+  getJson,
+  type Instance,
+  killAll,
+  logsOf,
+  startInstance,
+} from './instances.ts';
 
-const root = join(import.meta.dirname, '..', '..', '..');
 const LINES = 1_500;
-const LOG_DIR = join(tmpdir(), 'kstreams-child-logs');
-
-interface Instance {
-  child: ChildProcess;
-  port: number;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-function logsOf(instances: Instance[]): string {
-  return `--- instance logs ---\n${instances.map((i) => i.output.join('')).join('\n')}`;
-}
-
-async function getJson(
-  port: number,
-  path: string,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(10_000) });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-async function eventually<T>(
-  what: string,
-  timeoutMs: number,
-  attempt: () => Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await attempt();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${what} did not happen within ${timeoutMs} ms (${String(last)})`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
 
 describe('word-count: two instances answer interactive queries', () => {
   const topics = topicsForThisFile();
@@ -63,60 +30,26 @@ describe('word-count: two instances answer interactive queries', () => {
   const instances: Instance[] = [];
   const truth = new Map<string, number>();
 
-  function startInstance(index: number, port: number): Instance {
-    const child = spawn(
-      join(root, 'node_modules', '.bin', 'tsx'),
-      [
-        'packages/examples/src/word-count/main.ts',
-        '--brokers',
-        testBrokers().join(','),
-        '--application-id',
-        applicationId,
-        '--input',
-        input,
-        '--output',
-        output,
-        '--state-dir',
-        join(stateRoot, `instance-${index}`),
-        '--port',
-        String(port),
-        '--guarantee',
-        'exactly_once',
-      ],
-      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } },
+  function startWordCount(index: number, port: number): Instance {
+    const args = ['--brokers', testBrokers().join(','), '--application-id', applicationId, '--input', input];
+    args.push(
+      '--output',
+      output,
+      '--state-dir',
+      join(stateRoot, `instance-${index}`),
+      '--guarantee',
+      'exactly_once',
     );
-    const out: string[] = [];
-    // Also to a file: a failure's message carries the output, but vitest may cut it short.
-    mkdirSync(LOG_DIR, { recursive: true });
-    const log = createWriteStream(join(LOG_DIR, `${applicationId}-${index}.log`));
-    for (const stream of [child.stdout, child.stderr]) {
-      stream?.on('data', (d: Buffer) => {
-        out.push(d.toString());
-        log.write(d);
-      });
-    }
-    child.once('exit', () => log.end());
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return { child, port, output: out, exited };
+    return startInstance('packages/examples/src/word-count/main.ts', args, port, `${applicationId}-${index}`);
   }
 
   beforeAll(async () => {
     topics.cleanUpPrefix(applicationId);
     const ports = [await freePort(), await freePort()];
-    instances.push(startInstance(0, ports[0]!), startInstance(1, ports[1]!));
+    instances.push(startWordCount(0, ports[0]!), startWordCount(1, ports[1]!));
     // RUNNING (/health is 200 only then): the second instance is RUNNING only
     // once it has joined the group and got its half of the tasks, which the test relies on.
-    for (const instance of instances) {
-      await eventually(`instance on port ${instance.port} RUNNING`, 120_000, async () => {
-        if (instance.child.exitCode !== null) throw new Error(`exited with ${instance.child.exitCode}`);
-        const health = await getJson(instance.port, '/health');
-        // Thrown, so that a timeout reports the state the instance was last seen in.
-        if (health.body.status !== 'RUNNING') throw new Error(`status ${String(health.body.status)}`);
-        return health;
-      }).catch((error) => {
-        throw new Error(`${error.message}\n${logsOf(instances)}`);
-      });
-    }
+    await allRunning(instances);
     const lines: string[] = [];
     for await (const line of readLines(BOOK_PATH)) {
       if (lines.length === LINES) break;
@@ -130,11 +63,7 @@ describe('word-count: two instances answer interactive queries', () => {
   });
 
   afterAll(async () => {
-    for (const instance of instances) {
-      if (instance.child.exitCode === null && instance.child.signalCode === null)
-        instance.child.kill('SIGKILL');
-      await instance.exited;
-    }
+    await killAll(instances);
     rmSync(stateRoot, { recursive: true, force: true });
   });
 

@@ -1,3 +1,4 @@
+export { FORWARDED_HEADER, type KeyLookup, ownedHere, runningApp, toJson } from './forwarding.ts';
 export { liveness, readiness } from './health.ts';
 export {
   type KStreamsPluginOptions,
@@ -5,6 +6,6 @@ export {
   type StreamsHttpServer,
   startHttpServer,
 } from './plugin.ts';
-export { FORWARDED_HEADER, type StoreQueryOptions } from './queries.ts';
+export { parseRange, parseTime, type StoreQueryOptions, sessionsOf, windowsOf } from './queries.ts';
 export { type InstanceStatus, instanceStatus } from './status.ts';
 export { allInstances, type InstanceEntry } from './status-page.ts';

@@ -1,5 +1,6 @@
-// The fastify plugin: /health (readiness), /health/live, /metrics (Prometheus text) and /status
-// (JSON) for one KafkaStreams app. Register it in your server, or start one with startHttpServer.
+// The fastify plugin: /health (readiness), /health/live, /metrics (Prometheus text), /status
+// (JSON), the status page and store queries for one KafkaStreams app. Register it in your server,
+// or start one with startHttpServer.
 import type { KafkaStreams } from '@kstreams/core';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { liveness, readiness } from './health.ts';
@@ -10,7 +11,7 @@ import { registerStatusPage } from './status-page.ts';
 export interface KStreamsPluginOptions {
   /** The app, or a getter for one that is created later (a retried start builds a new app). */
   app: KafkaStreams | (() => KafkaStreams | undefined);
-  /** Key serdes and parsers of the key-value stores queried at /stores/:store/keys/:key. */
+  /** Key serdes and parsers of the stores queried at /stores/:store/{keys,windows,sessions}/:key. */
   stores?: Record<string, StoreQueryOptions>;
 }
 

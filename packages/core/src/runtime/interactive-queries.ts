@@ -170,8 +170,11 @@ export function readOnlyWindowStore<K, V>(deps: QueryDeps, storeName: string): R
     }
     return undefined;
   }
+  const { builder } = storeSerdes(deps, storeName);
+  const { windowSizeMs } = builder as StoreBuilder & { windowSizeMs?: number };
   return {
     name: storeName,
+    ...(windowSizeMs !== undefined && { windowSizeMs }),
     fetch,
     backwardFetch: (key, from, to) => concat(views(), (v) => v.backwardFetch(key, from, to)),
     fetchAll: (from, to) => concat(views(), (v) => v.fetchAll(from, to)),

@@ -12,6 +12,8 @@ export interface WindowStoreEntry<V> {
 /** Read access to a window store (Kafka Streams' ReadOnlyWindowStore; times in ms). */
 export interface ReadOnlyWindowStore<K, V> {
   readonly name: string;
+  /** The size of the store's windows (a window ends at start + size), where the store knows it. */
+  readonly windowSizeMs?: number;
   /** The value of the window of `key` that starts at `windowStart`. */
   fetch(key: K, windowStart: number): V | undefined;
   /** The windows of `key` that start in [timeFrom, timeTo], oldest first. */

@@ -1,38 +1,9 @@
-// What "the app has caught up" means to the demo and the tests: its consumer group has committed
-// the input's end offsets, and the counts read back from the output topic add up.
-import type { Admin, Consumer, Kafka } from 'kafkajs';
+// What "the app has caught up" means to the word-count demo and tests: the counts read back from
+// the output topic add up (and, in common/input-progress.ts, the input is committed to its end).
+import type { Kafka } from 'kafkajs';
+import { CommittedReader } from '../common/committed-reader.ts';
 
-export interface InputProgress {
-  /** Sum over partitions of the group's committed offsets (records processed and committed). */
-  committed: number;
-  /** Sum over partitions of the end offsets (records written). */
-  end: number;
-  /** Every partition's committed offset equals its end offset. */
-  caughtUp: boolean;
-}
-
-export async function inputProgress(admin: Admin, groupId: string, topic: string): Promise<InputProgress> {
-  const [ends, groupOffsets] = await Promise.all([
-    admin.fetchTopicOffsets(topic),
-    admin.fetchOffsets({ groupId, topics: [topic] }),
-  ]);
-  const committedBy = new Map(
-    (groupOffsets.find((t) => t.topic === topic)?.partitions ?? []).map((p) => [
-      p.partition,
-      Math.max(0, Number(p.offset)),
-    ]),
-  );
-  let committed = 0;
-  let end = 0;
-  let caughtUp = true;
-  for (const p of ends) {
-    const c = committedBy.get(p.partition) ?? 0;
-    committed += c;
-    end += Number(p.high);
-    if (c < Number(p.high)) caughtUp = false;
-  }
-  return { committed, end, caughtUp };
-}
+export { type InputProgress, inputProgress } from '../common/input-progress.ts';
 
 /**
  * Reads the word-count output topic from the beginning, read_committed, keeping the latest count
@@ -42,43 +13,27 @@ export async function inputProgress(admin: Admin, groupId: string, topic: string
 export class CountsReader {
   readonly latest = new Map<string, number>();
   private total = 0;
-  private consumer?: Consumer;
+  private readonly reader: CommittedReader;
 
-  constructor(
-    private readonly kafka: Kafka,
-    private readonly topic: string,
-    private readonly groupId: string,
-  ) {}
+  constructor(kafka: Kafka, topic: string, groupId: string) {
+    this.reader = new CommittedReader(kafka, topic, groupId, ({ key, value }) => {
+      const word = key.toString('utf8');
+      // The count is Kafka's LongSerializer format: 8 bytes, big-endian, two's complement.
+      const count = Number(value.readBigInt64BE(0));
+      this.total += count - (this.latest.get(word) ?? 0);
+      this.latest.set(word, count);
+    });
+  }
 
   get wordsCounted(): number {
     return this.total;
   }
 
-  async start(): Promise<void> {
-    const consumer = this.kafka.consumer({
-      groupId: this.groupId,
-      readUncommitted: false,
-      maxWaitTimeInMs: 100,
-    });
-    this.consumer = consumer;
-    await consumer.connect();
-    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        for (const message of batch.messages) {
-          if (!message.key || !message.value) continue;
-          const word = message.key.toString('utf8');
-          // The count is Kafka's LongSerializer format: 8 bytes, big-endian, two's complement.
-          const count = Number(message.value.readBigInt64BE(0));
-          this.total += count - (this.latest.get(word) ?? 0);
-          this.latest.set(word, count);
-        }
-      },
-    });
+  start(): Promise<void> {
+    return this.reader.start();
   }
 
-  async stop(): Promise<void> {
-    await this.consumer?.disconnect();
+  stop(): Promise<void> {
+    return this.reader.stop();
   }
 }

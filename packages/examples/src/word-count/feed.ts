@@ -1,23 +1,18 @@
 // Writes a text file (default: the shipped book) to the input topic, one record per non-empty line.
-import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
-import { exampleKafka, feederProducer } from './kafka.ts';
-import { createLogger } from './logger.ts';
-import { parseFeedArgs, UsageError, usage, userPath } from './options.ts';
-import { ensureTopics } from './topics.ts';
 
-let parsed: ReturnType<typeof parseFeedArgs>;
-try {
-  parsed = parseFeedArgs(process.argv.slice(2));
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  console.error(`feed: ${error.message}\nRun with --help to see the flags.`);
-  process.exit(2);
-}
-if (parsed === 'help') {
-  console.log(usage('feed'));
-  process.exit(0);
-}
-const options = parsed;
+import { exampleKafka, feederProducer } from '../common/kafka.ts';
+import { createLogger } from '../common/logger.ts';
+import { parseOrExit } from '../common/options.ts';
+import { ensureTopics } from '../common/topics.ts';
+import { BOOK_PATH, feedLines, readLines } from './feeder.ts';
+import { parseFeedArgs, usage, userPath } from './options.ts';
+
+const options = parseOrExit(
+  'feed',
+  () => parseFeedArgs(process.argv.slice(2)),
+  usage('feed'),
+  '\nRun with --help to see the flags.',
+);
 const file = options.file === undefined ? BOOK_PATH : userPath(options.file);
 const logger = createLogger(process.env.LOG_LEVEL || 'info', { name: 'feed' });
 const kafka = exampleKafka(options.brokers, 'word-count-feeder', logger);

@@ -2,9 +2,10 @@
 // /status, the status page at /, /stores/...) and the example's own queries, GET /counts/:word and
 // GET /counts?top=N (the top N merged across instances).
 import type { KafkaStreams } from '@kstreams/core';
-import { kstreamsPlugin } from '@kstreams/http';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { exampleServer } from '../common/http.ts';
+import { type HttpServer, listen } from '../common/service.ts';
 import { FORWARDED_HEADER, MAX_TOP, type Reply, type WordCountQueries } from './queries.ts';
 
 export const DEFAULT_TOP = 10;
@@ -45,15 +46,7 @@ export async function buildQueryServer(
   app: () => KafkaStreams | undefined,
   logger: Logger,
 ): Promise<FastifyInstance> {
-  const fastify = Fastify({ forceCloseConnections: true });
-  fastify.setErrorHandler((error, req, reply) => {
-    logger.error({ err: error, url: req.url }, 'query failed');
-    return send(reply, problem(500, 'internal_error', (error as Error).message));
-  });
-  fastify.setNotFoundHandler((req, reply) =>
-    send(reply, problem(404, 'not_found', `no route for ${req.url.split('?')[0]}; the routes are ${ROUTES}`)),
-  );
-  await fastify.register(kstreamsPlugin, { app });
+  const fastify = await exampleServer(app, logger, ROUTES);
 
   fastify.get<{ Querystring: { top?: string; scope?: string } }>('/counts', async (req, reply) => {
     const q = queries();
@@ -93,11 +86,7 @@ export async function buildQueryServer(
   return fastify;
 }
 
-export interface QueryServer {
-  readonly fastify: FastifyInstance;
-  readonly port: number;
-  close(): Promise<void>;
-}
+export type QueryServer = HttpServer;
 
 /** Listens on `port` (0: a free one); a throw in a route becomes a 500 with its message. */
 export async function startQueryServer(
@@ -106,12 +95,5 @@ export async function startQueryServer(
   app: () => KafkaStreams | undefined,
   logger: Logger,
 ): Promise<QueryServer> {
-  const fastify = await buildQueryServer(queries, app, logger);
-  await fastify.listen({ port, host: '0.0.0.0' });
-  const address = fastify.server.address();
-  return {
-    fastify,
-    port: typeof address === 'object' && address !== null ? address.port : port,
-    close: () => fastify.close(),
-  };
+  return listen(await buildQueryServer(queries, app, logger), port);
 }

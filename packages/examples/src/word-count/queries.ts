@@ -1,6 +1,7 @@
 // Interactive queries over the `counts` store: a word's count from whichever instance owns it,
 // and the most frequent words gathered from every instance.
-import { type KafkaStreams, partitionForKey, Serdes } from '@kstreams/core';
+import { type KafkaStreams, Serdes } from '@kstreams/core';
+import { keysForPartitions } from '../common/partitions.ts';
 import { COUNTS_STORE } from './topology.ts';
 
 /** What the queries need of a running app; KafkaStreams has exactly these members. */
@@ -191,15 +192,5 @@ export class WordCountQueries {
 
 /** For each partition p, a key that the default partitioner puts in p. */
 export function probeKeys(partitions: number): string[] {
-  const keys: (string | undefined)[] = new Array(partitions).fill(undefined);
-  let found = 0;
-  for (let i = 0; found < partitions; i++) {
-    const key = `probe-${i}`;
-    const p = partitionForKey(keySerde.serialize(key)!, partitions);
-    if (keys[p] === undefined) {
-      keys[p] = key;
-      found++;
-    }
-  }
-  return keys as string[];
+  return keysForPartitions(partitions, 'probe-');
 }

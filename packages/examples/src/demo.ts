@@ -1,0 +1,23 @@
+// `npm run demo -- [word-count | page-views] [flags]`: runs one example end to end (word count when
+// no name is given) and exits non-zero when its output is wrong.
+import { pageViewsDemo } from './page-views/demo.ts';
+import { wordCountDemo } from './word-count/demo.ts';
+
+const DEMOS: Record<string, (argv: readonly string[]) => Promise<never>> = {
+  'word-count': wordCountDemo,
+  'page-views': pageViewsDemo,
+};
+
+const [first, ...rest] = process.argv.slice(2);
+if (first === undefined || first.startsWith('-')) {
+  await wordCountDemo(process.argv.slice(2));
+} else {
+  const demo = DEMOS[first];
+  if (!demo) {
+    console.error(
+      `demo: no demo named ${JSON.stringify(first)}; the demos are: ${Object.keys(DEMOS).join(', ')}`,
+    );
+    process.exit(2);
+  }
+  await demo(rest);
+}
