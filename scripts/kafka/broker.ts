@@ -6,7 +6,15 @@ import { createConnection, createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, type KafkaConfig, logLevel } from 'kafkajs';
+import {
+  checkSecureOptions,
+  ensureTls,
+  type SecureOptions,
+  scramFormatArgs,
+  secureClientConfig,
+  secureProperties,
+} from './secure.ts';
 
 /** The one place the Kafka version is pinned (docker-compose.yml is checked against it by a test). */
 export const KAFKA_VERSION = '4.4.0';
@@ -33,6 +41,11 @@ export interface BrokerOptions {
    * `advertisedPort`. The main listener stays as it is, for the broker's own connections.
    */
   clientListener?: { port: number; advertisedPort: number };
+  /**
+   * A secure broker instead: SASL/SCRAM-SHA-512 over TLS on `port`, ACLs enforced. Its home is
+   * `broker-<port>-secure`, apart from any plain broker's.
+   */
+  secure?: SecureOptions;
 }
 
 export class BrokerError extends Error {
@@ -55,7 +68,7 @@ export function brokerOptions(env: NodeJS.ProcessEnv = process.env): BrokerOptio
 }
 
 export function brokerPaths(opts: BrokerOptions): BrokerPaths {
-  const home = join(opts.cacheDir, `broker-${opts.port}`);
+  const home = join(opts.cacheDir, `broker-${opts.port}${opts.secure ? '-secure' : ''}`);
   return {
     libs: join(opts.cacheDir, `kafka-${KAFKA_VERSION}`, 'libs'),
     home,
@@ -96,18 +109,25 @@ export function ensureJars(paths: BrokerPaths, log: (msg: string) => void = cons
   }
 }
 
-function serverProperties(opts: BrokerOptions, paths: BrokerPaths): string {
+function plainListeners(opts: BrokerOptions): string {
   const client = opts.clientListener;
+  return `listeners=PLAINTEXT://${opts.host}:${opts.port},CONTROLLER://${opts.host}:${opts.controllerPort}${client ? `,CLIENT://${opts.host}:${client.port}` : ''}
+advertised.listeners=PLAINTEXT://${opts.host}:${opts.port}${client ? `,CLIENT://${opts.host}:${client.advertisedPort}` : ''}
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT
+`;
+}
+
+function serverProperties(opts: BrokerOptions, paths: BrokerPaths): string {
+  const listeners = opts.secure
+    ? secureProperties(opts, opts.secure, ensureTls(paths.home))
+    : plainListeners(opts);
   return `# Written by scripts/kafka/broker.ts; rewritten at every start.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@${opts.host}:${opts.controllerPort}
-listeners=PLAINTEXT://${opts.host}:${opts.port},CONTROLLER://${opts.host}:${opts.controllerPort}${client ? `,CLIENT://${opts.host}:${client.port}` : ''}
-advertised.listeners=PLAINTEXT://${opts.host}:${opts.port}${client ? `,CLIENT://${opts.host}:${client.advertisedPort}` : ''}
 controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,CLIENT:PLAINTEXT
-log.dirs=${paths.data}
+${listeners}log.dirs=${paths.data}
 num.partitions=1
 auto.create.topics.enable=false
 group.initial.rebalance.delay.ms=0
@@ -177,8 +197,13 @@ function portAnswers(host: string, port: number): Promise<boolean> {
   });
 }
 
-export async function waitUntilReady(brokers: string[], timeoutMs: number, isAlive: () => boolean) {
-  const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+export async function waitUntilReady(
+  brokers: string[],
+  timeoutMs: number,
+  isAlive: () => boolean,
+  client: Partial<KafkaConfig> = {},
+) {
+  const kafka = new Kafka({ ...client, brokers, logLevel: logLevel.NOTHING, retry: { retries: 0 } });
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -219,6 +244,7 @@ export async function start(opts = brokerOptions(), log: (msg: string) => void =
       );
     }
   }
+  if (opts.secure) checkSecureOptions(opts.secure);
   ensureJars(paths, log);
   mkdirSync(paths.data, { recursive: true });
   writeFileSync(paths.config, serverProperties(opts, paths));
@@ -230,9 +256,12 @@ export async function start(opts = brokerOptions(), log: (msg: string) => void =
     const clusterId = execFileSync('java', [...jvm, 'kafka.tools.StorageTool', 'random-uuid'], {
       encoding: 'utf8',
     }).trim();
-    execFileSync('java', [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', paths.config], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const scram = opts.secure ? scramFormatArgs(opts.secure) : [];
+    execFileSync(
+      'java',
+      [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', paths.config, ...scram],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   }
   const out = openSync(paths.log, 'a');
   const child = spawn('java', [...jvm, 'kafka.Kafka', paths.config], {
@@ -247,11 +276,18 @@ export async function start(opts = brokerOptions(), log: (msg: string) => void =
   });
   child.unref();
   try {
-    await waitUntilReady([address], 90_000, () => !exited);
+    const client = opts.secure ? brokerClientConfig(opts, opts.secure.superUser) : {};
+    await waitUntilReady([address], 90_000, () => !exited, client);
   } catch (err) {
     throw new BrokerError(`${(err as Error).message}; see its log: ${paths.log}`);
   }
   return { brokers: address, started: true } satisfies StartResult;
+}
+
+/** The ssl and sasl settings that reach a secure broker as `user` (its CA, SCRAM-SHA-512). */
+export function brokerClientConfig(opts: BrokerOptions, user: string) {
+  if (!opts.secure) throw new BrokerError('this broker is not secure: it needs no ssl or sasl settings');
+  return secureClientConfig(ensureTls(brokerPaths(opts).home), opts.secure, user);
 }
 
 /** Stops only the broker that `start` started (by its pid file); `clean` also removes its data. */
