@@ -61,7 +61,9 @@ function openssl(args: string[], cwd: string): void {
     execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
-    throw new SecureBrokerError(`openssl ${args[0]} failed (${stderr || (err as Error).message}); is openssl installed?`);
+    throw new SecureBrokerError(
+      `openssl ${args[0]} failed (${stderr || (err as Error).message}); is openssl installed?`,
+    );
   }
 }
 
@@ -80,26 +82,74 @@ export function ensureTls(home: string): TlsFiles {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const password = randomBytes(12).toString('hex');
     openssl(
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '3650', '-subj', '/CN=kstreams local CA']
-        .concat(['-keyout', 'ca.key', '-out', 'ca.pem']),
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '3650',
+        '-subj',
+        '/CN=kstreams local CA',
+      ].concat(['-keyout', 'ca.key', '-out', 'ca.pem']),
       dir,
     );
-    openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', 'broker.key', '-out', 'broker.csr'], dir);
+    openssl(
+      [
+        'req',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        'broker.key',
+        '-out',
+        'broker.csr',
+      ],
+      dir,
+    );
     // Clients check the name they dialled against the certificate's subject alternative names.
     writeFileSync(join(dir, 'san.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
     openssl(
-      ['x509', '-req', '-in', 'broker.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '3650']
-        .concat(['-extfile', 'san.cnf', '-out', 'broker.pem']),
+      [
+        'x509',
+        '-req',
+        '-in',
+        'broker.csr',
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '3650',
+      ].concat(['-extfile', 'san.cnf', '-out', 'broker.pem']),
       dir,
     );
     openssl(
-      ['pkcs12', '-export', '-in', 'broker.pem', '-inkey', 'broker.key', '-certfile', 'ca.pem', '-name', 'broker']
-        .concat(['-out', 'broker.p12', '-passout', `pass:${password}`]),
+      [
+        'pkcs12',
+        '-export',
+        '-in',
+        'broker.pem',
+        '-inkey',
+        'broker.key',
+        '-certfile',
+        'ca.pem',
+        '-name',
+        'broker',
+      ].concat(['-out', 'broker.p12', '-passout', `pass:${password}`]),
       dir,
     );
     writeFileSync(files.password, password, { mode: 0o600 });
   }
-  return { ca: files.ca, keystore: files.keystore, keystorePassword: readFileSync(files.password, 'utf8').trim() };
+  return {
+    ca: files.ca,
+    keystore: files.keystore,
+    keystorePassword: readFileSync(files.password, 'utf8').trim(),
+  };
 }
 
 /** The listener, TLS, SASL and authorizer settings of server.properties. */

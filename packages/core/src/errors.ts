@@ -145,3 +145,43 @@ interface ErrorLike {
   cause?: unknown;
   originalError?: unknown;
 }
+
+/** The kinds of Kafka resources an ACL names (kafka-acls' spelling). */
+export type AclResourceType = 'Topic' | 'Group' | 'TransactionalId' | 'Cluster';
+
+/**
+ * The broker refused the app's user an operation (Java's TopicAuthorizationException and
+ * siblings). Not retried: the ACLs must change. The message names the principal, the operation,
+ * the resource and the ACL that grants it; never a credential.
+ */
+export class AuthorizationError extends StreamsError {
+  /** `User:<name>`, as the broker's ACLs name the app's client. */
+  readonly principal: string;
+  /** kafka-acls' operation name: Read, Write, Create, Describe, IdempotentWrite. */
+  readonly operation: string;
+  readonly resourceType: AclResourceType;
+  readonly resourceName: string;
+  /** The broker's error code, e.g. TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+  readonly code: string;
+
+  constructor(details: {
+    principal: string;
+    operation: string;
+    resourceType: AclResourceType;
+    resourceName: string;
+    code: string;
+    fix: string;
+    cause?: unknown;
+  }) {
+    super(
+      `${details.principal} is not authorized to ${details.operation} ${details.resourceType} '${details.resourceName}' ` +
+        `(${details.code}). To fix, ${details.fix}`,
+      { cause: details.cause },
+    );
+    this.principal = details.principal;
+    this.operation = details.operation;
+    this.resourceType = details.resourceType;
+    this.resourceName = details.resourceName;
+    this.code = details.code;
+  }
+}

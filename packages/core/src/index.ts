@@ -7,6 +7,8 @@ export type {
   StreamsConfig,
 } from './config/streams-config.ts';
 export {
+  type AclResourceType,
+  AuthorizationError,
   BrokerUnreachableError,
   ConfigError,
   DeserializationError,

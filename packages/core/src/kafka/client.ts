@@ -5,6 +5,7 @@ import { Kafka, type KafkaConfig, type logCreator, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { installReadCommittedFix } from './read-committed.ts';
+import { AuthorizationRefusals } from './refusals.ts';
 import { selfResolvingCondition, TransientConditions } from './transient-conditions.ts';
 
 // Every read_committed consumer of the app (input, repartition topics, changelog restore) and of
@@ -14,7 +15,11 @@ installReadCommittedFix();
 /** The client type for code outside kafka/, which may not import kafkajs itself. */
 export type { Kafka } from 'kafkajs';
 
-export function pinoLogCreator(logger: Logger, conditions = new TransientConditions()): logCreator {
+export function pinoLogCreator(
+  logger: Logger,
+  conditions = new TransientConditions(),
+  refusals?: AuthorizationRefusals,
+): logCreator {
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return () =>
     ({ namespace, level, log }) => {
@@ -25,6 +30,7 @@ export function pinoLogCreator(logger: Logger, conditions = new TransientConditi
         ...extra
       } = log as { message: string } & Record<string, unknown>;
       const fields = { ...extra, namespace };
+      if (refusals !== undefined && typeof extra.error === 'string') refusals.note(extra.error);
       const condition = level <= logLevel.WARN ? selfResolvingCondition(String(message), fields) : undefined;
       if (condition !== undefined) {
         // kafkajs retries these itself; the caller reports the error if the retries run out.
@@ -42,6 +48,15 @@ export function pinoLogCreator(logger: Logger, conditions = new TransientConditi
     };
 }
 
+const refusalsOf = new WeakMap<Kafka, AuthorizationRefusals>();
+
+/**
+ * The error, with the authorization refusal it stands for when kafkajs lost it (see refusals.ts).
+ */
+export function explainRefusal(kafka: Kafka, error: unknown): unknown {
+  return refusalsOf.get(kafka)?.explain(error) ?? error;
+}
+
 export function createKafka(config: ResolvedConfig, clientIdSuffix = ''): Kafka {
   // kafkajs' INFO lines (joins, connects) are routine; they go to pino's debug level, and its
   // DEBUG lines (every request) to trace.
@@ -50,11 +65,14 @@ export function createKafka(config: ResolvedConfig, clientIdSuffix = ''): Kafka 
     : config.logger.isLevelEnabled('debug')
       ? logLevel.INFO
       : logLevel.WARN;
-  return new Kafka({
+  const refusals = new AuthorizationRefusals();
+  const kafka = new Kafka({
     ...(config.kafkaClient as Partial<KafkaConfig>),
     clientId: `${config.clientId}${clientIdSuffix}`,
     brokers: config.brokers,
     logLevel: level,
-    logCreator: pinoLogCreator(config.logger),
+    logCreator: pinoLogCreator(config.logger, new TransientConditions(), refusals),
   });
+  refusalsOf.set(kafka, refusals);
+  return kafka;
 }

@@ -16,12 +16,7 @@ function* causeChain(err: unknown): Generator<KafkaJsErrorLike> {
   }
 }
 
-const FENCED = new Set([
-  'INVALID_PRODUCER_EPOCH',
-  'PRODUCER_FENCED',
-  'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
-  'INVALID_PRODUCER_ID_MAPPING',
-]);
+const FENCED = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED', 'INVALID_PRODUCER_ID_MAPPING']);
 
 /** True when the error means another producer took over this transactional id. */
 export function isFencedError(err: unknown): boolean {
@@ -56,11 +51,11 @@ const REFUSED_RECORDS = new Set([
   'INVALID_RECORD',
   'INVALID_TIMESTAMP',
   'CORRUPT_MESSAGE',
-  'TOPIC_AUTHORIZATION_FAILED',
 ]);
 
 /**
- * The broker refused the records themselves (too large, invalid, not allowed): sending them again
+ * The broker refused the records themselves (too large, invalid); a refusal for want of an ACL is
+ * an authorization failure (kafka/authorization.ts), fatal as in Kafka Streams: sending them again
  * fails the same way, with any producer. Any other failure of a send or a commit may have left
  * the producer in a state it cannot know.
  */

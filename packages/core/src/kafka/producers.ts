@@ -16,6 +16,7 @@ import {
 import type { ProducerConfig } from '../config/streams-config.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
+import { explainRefusal } from './client.ts';
 
 export interface TaskProducer {
   /**
@@ -179,7 +180,7 @@ export class TransactionalTaskProducer implements TaskProducer {
   private transaction?: Transaction;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     readonly transactionalId: string,
     readonly config: Required<ProducerConfig>,
   ) {
@@ -201,9 +202,14 @@ export class TransactionalTaskProducer implements TaskProducer {
    * its committed offsets, so that a zombie cannot commit behind our back.
    */
   async initialize(): Promise<void> {
-    await this.producer.connect();
-    const t = await this.producer.transaction();
-    await t.abort();
+    try {
+      await this.producer.connect();
+      const t = await this.producer.transaction();
+      await t.abort();
+    } catch (error) {
+      // A transactional id the user may not Describe shows as a coordinator not found.
+      throw explainRefusal(this.kafka, error);
+    }
   }
 
   private async begin(): Promise<Transaction> {

@@ -8,6 +8,7 @@ import { checkStateDir } from '../config/state-dir.ts';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
 import { BrokerUnreachableError, StreamsError } from '../errors.ts';
 import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
+import { principalOf, toAuthorizationError } from '../kafka/authorization.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
@@ -281,8 +282,9 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     await thread.start();
   }
 
-  private async onFatal(thread: StreamThread, error: Error): Promise<void> {
+  private async onFatal(thread: StreamThread, raw: Error): Promise<void> {
     if (this.thread !== thread || this.closing) return;
+    const error = toAuthorizationError(raw, this.config) ?? raw;
     let response: StreamThreadExceptionResponse;
     try {
       response = this.uncaughtHandler(error);
@@ -335,12 +337,18 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       ),
       ...(dlq === undefined ? [] : [dlq]),
     ];
-    const counts = await this.admin.partitionCounts(external);
+    const counts = await this.admin.partitionCounts(external).catch((error: unknown) => {
+      throw (
+        toAuthorizationError(error, this.config, { topics: external, topicOperation: 'Describe' }) ?? error
+      );
+    });
     const missing = external.filter((t) => !counts.has(t));
     if (missing.length > 0) {
+      // Under ACLs, a topic the user may not Describe is left out of the topic list.
       throw new StreamsError(
-        `Topics missing on the cluster (${this.config.brokers.join(',')}): ${missing.join(', ')}. ` +
-          'Create them before starting the app (kstreams creates only its internal topics).',
+        `Topics missing on the cluster (${this.config.brokers.join(',')}), or not visible to ` +
+          `${principalOf(this.config)}: ${missing.join(', ')}. Create them before starting the app ` +
+          '(kstreams creates only its internal topics); on a cluster with ACLs, allow its user Describe on them.',
       );
     }
     // A repartition topic gets as many partitions as the sub-topology that writes it reads.
@@ -381,7 +389,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
           });
       }
     }
-    const mismatched = await this.admin.ensureTopics(specs, this.config.replicationFactor);
+    const mismatched = await this.admin
+      .ensureTopics(specs, this.config.replicationFactor)
+      .catch((error: unknown) => {
+        const topics = specs.map((s) => s.topic);
+        throw toAuthorizationError(error, this.config, { topics, topicOperation: 'Create' }) ?? error;
+      });
     if (mismatched.length > 0) {
       throw new StreamsError(
         `Internal topics exist with the wrong partition count: ${mismatched

@@ -1,6 +1,8 @@
 // The consume-process-produce loop: routes each input batch to the task that owns its partition,
 // punctuates, and decides when to commit; the TaskManager owns the tasks themselves.
 
+import { toAuthorizationError } from '../kafka/authorization.ts';
+import { explainRefusal } from '../kafka/client.ts';
 import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
@@ -93,8 +95,13 @@ export class StreamThread {
       onFetched: (topic, partition, highWatermark) =>
         this.deps.recorder.fetched(topic, partition, highWatermark),
       onCrash: (error, willRestart) => {
+        // The group's or the input topics' ACLs: a restart would be refused the same way.
+        const denied = toAuthorizationError(explainRefusal(this.deps.kafka, error), this.deps.config, {
+          topics: this.manager.sourceTopics(),
+          topicOperation: 'Read',
+        });
         this.log.warn({ err: error, willRestart }, 'consumer crashed');
-        if (!willRestart) this.fatal(error);
+        if (denied || !willRestart) this.fatal(denied ?? error);
       },
     });
     const period = Math.min(100, this.deps.config.commitIntervalMs);

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { DeserializationError } from '../errors.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
 import type { MainConsumer } from '../kafka/consumer.ts';
 import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka/error-kinds.ts';
@@ -121,6 +122,18 @@ export class TaskManager {
     where: 'processing' | 'producer',
     record?: { topic: string; partition: number; offset: number },
   ) {
+    const denied = toAuthorizationError(error, this.deps.config, {
+      transactionalId: this.deps.config.exactlyOnce
+        ? `${this.deps.config.applicationId}-${rt.id}`
+        : undefined,
+      topicOperation: where === 'producer' ? 'Write' : 'Read',
+    });
+    if (denied) {
+      // The ACLs must change; as in Kafka Streams, no retry. Stopping the thread closes the task
+      // without committing.
+      this.deps.fatal(denied);
+      return;
+    }
     const fenced = isFencedError(error);
     this.log.warn(
       { err: error, taskId: rt.id, ...record, fenced, where },
@@ -343,8 +356,9 @@ export class TaskManager {
         }
         if (this.deps.isClosing()) return;
         const since = firstFailure ?? Date.now();
-        if (!isRetriableError(error) || Date.now() - since > TASK_TIMEOUT_MS) {
-          this.deps.fatal(error);
+        const denied = toAuthorizationError(error, this.deps.config, { topicOperation: 'Read' });
+        if (denied || !isRetriableError(error) || Date.now() - since > TASK_TIMEOUT_MS) {
+          this.deps.fatal(denied ?? error);
           return;
         }
         // The broker is away or restarting: try again while the tasks are still ours.

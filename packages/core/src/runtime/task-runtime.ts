@@ -9,6 +9,7 @@ import {
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import { toAuthorizationError } from '../kafka/authorization.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
@@ -104,7 +105,12 @@ export class TaskRuntime {
    * zombie cannot commit after we read them) and opens the stores.
    */
   async initialize(): Promise<void> {
-    if (this.producer instanceof TransactionalTaskProducer) await this.producer.initialize();
+    if (this.producer instanceof TransactionalTaskProducer) {
+      const { transactionalId } = this.producer;
+      await this.producer.initialize().catch((error: unknown) => {
+        throw toAuthorizationError(error, this.deps.config, { transactionalId }) ?? error;
+      });
+    }
     const topics = [...new Set(this.inputPartitions.map((p) => p.topic))];
     const { admin, config } = this.deps;
     this.setCommitted(await admin.committedOffsets(config.applicationId, topics));

@@ -1,0 +1,203 @@
+// Word count on a broker of its own that speaks only SASL/SCRAM-SHA-512 over TLS and enforces
+// ACLs: under exactly_once with an app user granted what the app needs, the output is exact and
+// the user's password shows up in no log line, error or description of the app; a user without
+// rights on the app's transactional ids gets a clear authorization error, fast, not a hang.
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import {
+  AclOperationTypes,
+  AclPermissionTypes,
+  AclResourceTypes,
+  Kafka,
+  logLevel,
+  ResourcePatternTypes,
+} from 'kafkajs';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brokerClientConfig, brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
+import { AuthorizationError, KafkaStreams } from '../../src/index.ts';
+import { wordCount } from './fixtures/word-count-topology.ts';
+import {
+  countSequences,
+  createTopics,
+  produce,
+  readTopic,
+  stopAfterEach,
+  tempStateDir,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
+
+/** Known passwords: what the secret search looks for. Hex, as the broker script requires. */
+const APP_PASSWORD = `app-${randomBytes(8).toString('hex')}`;
+const NOTX_PASSWORD = `notx-${randomBytes(8).toString('hex')}`;
+const opts = {
+  ...brokerOptions({ ...process.env, KAFKA_PORT: '19692' }),
+  secure: {
+    superUser: 'admin',
+    users: { admin: `admin-${randomBytes(8).toString('hex')}`, app: APP_PASSWORD, notx: NOTX_PASSWORD },
+  },
+};
+const brokers = [`${opts.host}:${opts.port}`];
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 20_000 }));
+let admin: Kafka;
+let started = false;
+
+beforeAll(async () => {
+  started = (await start(opts, () => {})).started;
+  admin = new Kafka({ brokers, logLevel: logLevel.NOTHING, ...brokerClientConfig(opts, 'admin') });
+}, 120_000);
+// Stops only a broker this file started (a developer may keep one running between runs).
+afterAll(async () => {
+  if (started) await stop(opts, { clean: true });
+}, 60_000);
+
+/** Allows `user` everything on topics starting with `topicPrefix` and on the app's group(s). */
+async function grantApp(user: string, topicPrefix: string, applicationId: string, transactions: boolean) {
+  const allow = (resourceType: AclResourceTypes, resourceName: string) => ({
+    resourceType,
+    resourceName,
+    resourcePatternType: ResourcePatternTypes.PREFIXED,
+    principal: `User:${user}`,
+    host: '*',
+    operation: AclOperationTypes.ALL,
+    permissionType: AclPermissionTypes.ALLOW,
+  });
+  const a = admin.admin();
+  await a.connect();
+  await a.createAcls({
+    acl: [
+      allow(AclResourceTypes.TOPIC, topicPrefix),
+      // The app's group, and its restore consumers' groups (`<applicationId>-restore-*`).
+      allow(AclResourceTypes.GROUP, applicationId),
+      // exactly_once: one transactional id per task, `<applicationId>-<taskId>`.
+      ...(transactions ? [allow(AclResourceTypes.TRANSACTIONAL_ID, `${applicationId}-`)] : []),
+    ],
+  });
+  await a.disconnect();
+}
+
+/** A pino logger at trace (everything kstreams and kafkajs log) whose lines the test keeps. */
+function capturedLogger() {
+  const lines: string[] = [];
+  const logger = pino({ level: 'trace' }, { write: (line: string) => void lines.push(line) });
+  return { logger, lines };
+}
+
+function newApp(input: string, output: string, applicationId: string, user: 'app' | 'notx') {
+  const { logger, lines } = capturedLogger();
+  const app = new KafkaStreams(wordCount(input, output), {
+    applicationId,
+    brokers,
+    processingGuarantee: 'exactly_once',
+    commitIntervalMs: 100,
+    stateDir: tempStateDir(),
+    logger,
+    ...brokerClientConfig(opts, user),
+  });
+  apps.push(app);
+  return { app, lines };
+}
+
+/** Everything the app shows a person: its logs, its error, its descriptions and metrics. */
+async function everythingShown(app: KafkaStreams, lines: string[]): Promise<string> {
+  const error = app.error;
+  return [
+    ...lines,
+    error ? `${error.message}\n${error.stack}\n${inspect(error, { depth: 9 })}` : '',
+    app.topology.describe().toString(),
+    JSON.stringify(app.metadataForLocalThreads()),
+    JSON.stringify(app.metrics()),
+    await app.metricsRegistry.metrics(),
+    JSON.stringify(app.config),
+    inspect(app.config, { depth: 9 }),
+  ].join('\n');
+}
+
+describe('SASL_SSL with ACLs', () => {
+  it('exactly_once word count as a user with the needed ACLs: exact counts, and no password in any output', async () => {
+    const tag = uniqueName('sec');
+    const input = `${tag}-in`;
+    const output = `${tag}-out`;
+    const applicationId = `${tag}-app`;
+    await createTopics(admin, [
+      { topic: input, numPartitions: 2 },
+      { topic: output, numPartitions: 2 },
+    ]);
+    await grantApp('app', tag, applicationId, true);
+    const words = ['alpha', 'beta', 'gamma', 'delta'];
+    const lines = Array.from({ length: 40 }, (_, i) => `${words[i % 4]} ${words[(i * 3) % 4]}`);
+    const expected = new Map<string, number>();
+    for (const line of lines) for (const w of line.split(' ')) expected.set(w, (expected.get(w) ?? 0) + 1);
+    await produce(
+      input,
+      lines.map((value, i) => ({ key: `k${i}`, value })),
+      admin,
+    );
+
+    const { app, lines: logLines } = newApp(input, output, applicationId, 'app');
+    await app.start();
+    const records = await readTopic(
+      output,
+      (rs) => {
+        const seqs = countSequences(rs);
+        return [...expected].every(([w, n]) => seqs.get(w)?.at(-1) === n);
+      },
+      { kafka: admin, timeoutMs: 40_000, settleMs: 300 },
+    );
+    for (const [word, n] of expected) {
+      expect(countSequences(records).get(word)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    }
+    expect(app.state).toBe('RUNNING');
+
+    const shown = await everythingShown(app, logLines);
+    await app.close();
+    const all = `${shown}\n${logLines.join('')}`;
+    // The search is worth something only if the logs are there, and name the user.
+    expect(logLines.length).toBeGreaterThan(100);
+    expect(all).toContain('"username":"app"');
+    expect(all).not.toContain(APP_PASSWORD);
+  });
+
+  it('a user without rights on the transactional ids: a clear authorization error, fast', async () => {
+    const tag = uniqueName('sec');
+    const input = `${tag}-in`;
+    const output = `${tag}-out`;
+    const applicationId = `${tag}-app`;
+    await createTopics(admin, [
+      { topic: input, numPartitions: 1 },
+      { topic: output, numPartitions: 1 },
+    ]);
+    await grantApp('notx', tag, applicationId, false);
+    await produce(input, [{ key: 'k', value: 'alpha beta' }], admin);
+
+    const { app, lines } = newApp(input, output, applicationId, 'notx');
+    const began = Date.now();
+    await app.start();
+    await waitFor(() => app.state === 'ERROR', 30_000, 'the app to fail').catch((e) => {
+      if (process.env.DUMP)
+        for (const l of lines)
+          if (/"level":(40|50|60)|task|transaction|crash/i.test(l)) console.log(l.slice(0, 1500));
+      throw e;
+    });
+    const tookMs = Date.now() - began;
+    console.log(`[security] authorization failure reported after ${tookMs} ms: ${app.error?.message}`);
+    expect(tookMs).toBeLessThan(20_000);
+
+    const error = app.error;
+    expect(error).toBeInstanceOf(AuthorizationError);
+    const e = error as AuthorizationError;
+    expect(e).toMatchObject({
+      principal: 'User:notx',
+      resourceType: 'TransactionalId',
+      operation: 'Write',
+    });
+    expect(e.resourceName).toMatch(new RegExp(`^${applicationId}-0_0$`));
+    expect(e.message).toContain(
+      `User:notx is not authorized to Write TransactionalId '${applicationId}-0_0'`,
+    );
+    // What to change: the ACL that is missing, by prefix.
+    expect(e.message).toContain(`--transactional-id ${applicationId}- --resource-pattern-type prefixed`);
+    expect(await everythingShown(app, lines)).not.toContain(NOTX_PASSWORD);
+  });
+});
