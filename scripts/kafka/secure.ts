@@ -7,6 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import kafkajs from 'kafkajs';
+
+// kafkajs is CommonJS: Node's ESM loader does not see its ACL enums as named exports.
+const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, ResourcePatternTypes } =
+  kafkajs;
 
 export interface SecureOptions {
   /** SCRAM-SHA-512 users (name to password), created when the data dir is formatted. */
@@ -197,4 +202,32 @@ export function secureClientConfig(tls: Pick<TlsFiles, 'ca'>, secure: SecureOpti
     ssl: { ca: [readFileSync(tls.ca, 'utf8')] },
     sasl: { mechanism: 'scram-sha-512' as const, username: user, password },
   };
+}
+
+/** Allows `user` every operation on every topic, group and transactional id (idempotent). */
+export async function grantEverything(
+  brokers: string,
+  admin: ReturnType<typeof secureClientConfig>,
+  user: string,
+): Promise<void> {
+  const kafka = new Kafka({ ...admin, brokers: [brokers], logLevel: logLevel.NOTHING });
+  const client = kafka.admin();
+  await client.connect();
+  try {
+    await client.createAcls({
+      acl: [AclResourceTypes.TOPIC, AclResourceTypes.GROUP, AclResourceTypes.TRANSACTIONAL_ID].map(
+        (resourceType) => ({
+          resourceType,
+          resourceName: '*',
+          resourcePatternType: ResourcePatternTypes.LITERAL,
+          principal: `User:${user}`,
+          host: '*',
+          operation: AclOperationTypes.ALL,
+          permissionType: AclPermissionTypes.ALLOW,
+        }),
+      ),
+    });
+  } finally {
+    await client.disconnect();
+  }
 }

@@ -62,14 +62,15 @@ function grant(principal: string, operations: string[], resource: string, broker
 
 /**
  * An AuthorizationError for a kafkajs error that is an authorization failure, else undefined.
- * Already mapped errors pass through unchanged.
+ * An AuthorizationError among its causes is returned as it is.
  */
 export function toAuthorizationError(
   error: unknown,
   config: ResolvedConfig,
   context: AuthorizationContext = {},
 ): AuthorizationError | undefined {
-  if (error instanceof AuthorizationError) return error;
+  for (let e = error as ErrorLike | undefined, depth = 0; e && depth < 20; e = e.cause as ErrorLike, depth++)
+    if (e instanceof AuthorizationError) return e;
   const code = authorizationCode(error);
   if (code === undefined) return undefined;
   const principal = principalOf(config);

@@ -1,0 +1,112 @@
+// The broker's ACL refusals as AuthorizationErrors: which user, which operation on which
+// resource, the ACL that fixes it, never the password; and kafkajs' cause-less "coordinator not
+// found" explained by the refusal it logged just before.
+import {
+  KafkaJSAggregateError,
+  KafkaJSGroupCoordinatorNotFound,
+  KafkaJSNonRetriableError,
+  KafkaJSProtocolError,
+} from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { resolveStreamsConfig } from '../../src/config/streams-config.ts';
+import { AuthorizationError } from '../../src/errors.ts';
+import { authorizationCode, principalOf, toAuthorizationError } from '../../src/kafka/authorization.ts';
+import { isFencedError, isRefusedRecordsError } from '../../src/kafka/error-kinds.ts';
+import { AuthorizationRefusals } from '../../src/kafka/refusals.ts';
+
+const SECRET = 'pa55-Known-Secret-77';
+const config = resolveStreamsConfig({
+  applicationId: 'orders-app',
+  brokers: 'kafka-1:9094',
+  logger: 'silent',
+  sasl: { mechanism: 'scram-sha-512', username: 'orders', password: SECRET },
+  ssl: true,
+});
+const protocol = (type: string) =>
+  new KafkaJSProtocolError(
+    Object.assign(new Error(`broker says ${type}`), { type, code: 0, retriable: false }),
+  );
+const wrapped = (cause: Error) => Object.assign(new KafkaJSNonRetriableError(cause), { cause });
+
+describe('authorization errors', () => {
+  it('a transactional id refused: names the user, Write, the task id, and the prefixed ACL', () => {
+    const e = toAuthorizationError(wrapped(protocol('TRANSACTIONAL_ID_AUTHORIZATION_FAILED')), config, {
+      transactionalId: 'orders-app-1_3',
+    });
+    expect(e).toBeInstanceOf(AuthorizationError);
+    expect(e).toMatchObject({
+      principal: 'User:orders',
+      operation: 'Write',
+      resourceType: 'TransactionalId',
+      resourceName: 'orders-app-1_3',
+      code: 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',
+    });
+    expect(e!.message).toContain("User:orders is not authorized to Write TransactionalId 'orders-app-1_3'");
+    expect(e!.message).toContain(
+      '--allow-principal User:orders --operation Write --operation Describe --transactional-id orders-app- --resource-pattern-type prefixed',
+    );
+    expect(e!.message).toContain('--bootstrap-server kafka-1:9094');
+    expect(e!.message).not.toContain(SECRET);
+    expect(`${e!.stack}`).not.toContain(SECRET);
+  });
+
+  it('a group refused: the application id as the group, Read', () => {
+    const e = toAuthorizationError(protocol('GROUP_AUTHORIZATION_FAILED'), config);
+    expect(e).toMatchObject({ resourceType: 'Group', resourceName: 'orders-app', operation: 'Read' });
+    expect(e!.message).toContain('--group orders-app --resource-pattern-type prefixed');
+  });
+
+  it("topics refused inside kafkajs' aggregate of createTopics errors: the topics and the operation", () => {
+    const aggregate = new KafkaJSAggregateError('Topic creation errors', [
+      Object.assign(protocol('TOPIC_AUTHORIZATION_FAILED'), { topic: 'orders-app-counts-changelog' }),
+    ]);
+    expect(authorizationCode(aggregate)).toBe('TOPIC_AUTHORIZATION_FAILED');
+    const e = toAuthorizationError(aggregate, config, {
+      topics: ['orders-app-counts-changelog'],
+      topicOperation: 'Create',
+    });
+    expect(e).toMatchObject({ resourceType: 'Topic', operation: 'Create' });
+    expect(e!.message).toContain("not authorized to Create Topic 'orders-app-counts-changelog'");
+    expect(e!.message).toContain(
+      '--operation Create --operation Describe --topic orders-app-counts-changelog',
+    );
+  });
+
+  it('other errors are no authorization errors; a mapped one passes through', () => {
+    expect(toAuthorizationError(protocol('MESSAGE_TOO_LARGE'), config)).toBeUndefined();
+    expect(toAuthorizationError(new Error('boom'), config)).toBeUndefined();
+    const e = toAuthorizationError(protocol('GROUP_AUTHORIZATION_FAILED'), config)!;
+    expect(toAuthorizationError(new Error('outer', { cause: e }), config)).toBe(e);
+  });
+
+  it('a refusal is neither a fencing nor refused records (it must not be retried as either)', () => {
+    expect(isFencedError(protocol('TRANSACTIONAL_ID_AUTHORIZATION_FAILED'))).toBe(false);
+    expect(isRefusedRecordsError(protocol('TOPIC_AUTHORIZATION_FAILED'))).toBe(false);
+  });
+
+  it('names the principal from the sasl user, or says there is none', () => {
+    expect(principalOf(config)).toBe('User:orders');
+    const plain = resolveStreamsConfig({ applicationId: 'a', brokers: 'b:1', logger: 'silent' });
+    expect(principalOf(plain)).toBe('User:ANONYMOUS');
+  });
+});
+
+describe('refusals kafkajs logged', () => {
+  it('explains a coordinator not found by the refusal logged just before, not by an old one', () => {
+    let now = 1_000;
+    const refusals = new AuthorizationRefusals(() => now);
+    const notFound: Error = Reflect.construct(KafkaJSGroupCoordinatorNotFound, [
+      'Failed to find group coordinator',
+    ]);
+    expect(refusals.explain(notFound)).toBe(notFound);
+    refusals.note('Transactional Id authorization failed');
+    const explained = refusals.explain(notFound);
+    expect(authorizationCode(explained)).toBe('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
+    expect((explained as Error).cause).toBe(notFound);
+    // Only the cause-less lookup failure is explained so.
+    const other = new Error('something else');
+    expect(refusals.explain(other)).toBe(other);
+    now += 60_000;
+    expect(refusals.explain(notFound)).toBe(notFound);
+  });
+});
