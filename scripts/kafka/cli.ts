@@ -16,11 +16,13 @@ import {
 } from './broker.ts';
 import { defaultSecureOptions, grantEverything, SecureBrokerError } from './secure.ts';
 
-function options(secure: boolean): BrokerOptions {
+/** The broker's options; its users (and their passwords, made once) only to start it. */
+function options(secure: boolean, starting: boolean): BrokerOptions {
   if (!secure) return brokerOptions();
   const opts = brokerOptions({ ...process.env, KAFKA_PORT: process.env.KAFKA_PORT ?? '9192' });
-  const { home } = brokerPaths({ ...opts, secure: { superUser: 'admin', users: {} } });
-  return { ...opts, secure: defaultSecureOptions(home) };
+  const withoutUsers = { ...opts, secure: { superUser: 'admin', users: {} } };
+  if (!starting) return withoutUsers;
+  return { ...opts, secure: defaultSecureOptions(brokerPaths(withoutUsers).home) };
 }
 
 async function startSecure(opts: BrokerOptions): Promise<void> {
@@ -45,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const secure = rest.includes('--secure');
-  const opts = options(secure);
+  const opts = options(secure, command === 'start');
   switch (command) {
     case 'start': {
       if (secure) {
