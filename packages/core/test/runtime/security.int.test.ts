@@ -52,27 +52,44 @@ afterAll(async () => {
   if (started) await stop(opts, { clean: true });
 }, 60_000);
 
-/** Allows `user` everything on topics starting with `topicPrefix` and on the app's group(s). */
-async function grantApp(user: string, topicPrefix: string, applicationId: string, transactions: boolean) {
-  const allow = (resourceType: AclResourceTypes, resourceName: string) => ({
-    resourceType,
-    resourceName,
-    resourcePatternType: ResourcePatternTypes.PREFIXED,
-    principal: `User:${user}`,
-    host: '*',
-    operation: AclOperationTypes.ALL,
-    permissionType: AclPermissionTypes.ALLOW,
-  });
+/**
+ * Grants `user` what the README says an app needs, no more: Read on the input, Write on the
+ * output, everything but Alter on its internal topics, its group(s) and (exactly_once) its
+ * transactional ids.
+ */
+async function grantApp(
+  user: string,
+  t: { input: string; output: string; applicationId: string },
+  transactions: boolean,
+) {
+  const { TOPIC, GROUP, TRANSACTIONAL_ID } = AclResourceTypes;
+  const { READ, WRITE, CREATE, DESCRIBE } = AclOperationTypes;
+  const { LITERAL, PREFIXED } = ResourcePatternTypes;
+  const rules: Array<[AclResourceTypes, string, ResourcePatternTypes, AclOperationTypes[]]> = [
+    [TOPIC, t.input, LITERAL, [READ, DESCRIBE]],
+    [TOPIC, t.output, LITERAL, [WRITE, DESCRIBE]],
+    [TOPIC, `${t.applicationId}-`, PREFIXED, [CREATE, READ, WRITE, DESCRIBE]],
+    // The app's group, and its restore consumers' groups (`<applicationId>-restore-*`).
+    [GROUP, t.applicationId, PREFIXED, [READ, DESCRIBE]],
+    // exactly_once: one transactional id per task, `<applicationId>-<taskId>`.
+    ...(transactions
+      ? [[TRANSACTIONAL_ID, `${t.applicationId}-`, PREFIXED, [WRITE, DESCRIBE]] as (typeof rules)[number]]
+      : []),
+  ];
   const a = admin.admin();
   await a.connect();
   await a.createAcls({
-    acl: [
-      allow(AclResourceTypes.TOPIC, topicPrefix),
-      // The app's group, and its restore consumers' groups (`<applicationId>-restore-*`).
-      allow(AclResourceTypes.GROUP, applicationId),
-      // exactly_once: one transactional id per task, `<applicationId>-<taskId>`.
-      ...(transactions ? [allow(AclResourceTypes.TRANSACTIONAL_ID, `${applicationId}-`)] : []),
-    ],
+    acl: rules.flatMap(([resourceType, resourceName, resourcePatternType, operations]) =>
+      operations.map((operation) => ({
+        resourceType,
+        resourceName,
+        resourcePatternType,
+        principal: `User:${user}`,
+        host: '*',
+        operation,
+        permissionType: AclPermissionTypes.ALLOW,
+      })),
+    ),
   });
   await a.disconnect();
 }
@@ -124,7 +141,7 @@ describe('SASL_SSL with ACLs', () => {
       { topic: input, numPartitions: 2 },
       { topic: output, numPartitions: 2 },
     ]);
-    await grantApp('app', tag, applicationId, true);
+    await grantApp('app', { input, output, applicationId }, true);
     const words = ['alpha', 'beta', 'gamma', 'delta'];
     const lines = Array.from({ length: 40 }, (_, i) => `${words[i % 4]} ${words[(i * 3) % 4]}`);
     const expected = new Map<string, number>();
@@ -168,7 +185,7 @@ describe('SASL_SSL with ACLs', () => {
       { topic: input, numPartitions: 1 },
       { topic: output, numPartitions: 1 },
     ]);
-    await grantApp('notx', tag, applicationId, false);
+    await grantApp('notx', { input, output, applicationId }, false);
     await produce(input, [{ key: 'k', value: 'alpha beta' }], admin);
 
     const { app, lines } = newApp(input, output, applicationId, 'notx');
