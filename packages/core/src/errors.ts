@@ -138,6 +138,52 @@ export class BrokerUnreachableError extends StreamsError {
   }
 }
 
+/** Node's codes for a broker certificate the client does not trust or that does not match. */
+const TLS_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_HAS_EXPIRED',
+]);
+
+/**
+ * The brokers answered but the client could not authenticate (Java's SaslAuthenticationException
+ * and SslAuthenticationException): SASL credentials refused, or a broker certificate not trusted.
+ * Says which setting to change; never shows a credential.
+ */
+export class AuthenticationError extends StreamsError {
+  static from(
+    error: unknown,
+    brokers: readonly string[],
+    sasl: { mechanism?: unknown; username?: unknown } | undefined,
+  ): AuthenticationError | undefined {
+    for (
+      let e = error as ErrorLike | undefined;
+      e;
+      e = (e.originalError ?? e.cause) as ErrorLike | undefined
+    ) {
+      if (e instanceof AuthenticationError) return e;
+      if (e.name === 'KafkaJSSASLAuthenticationError') {
+        const who = typeof sasl?.username === 'string' ? `user '${sasl.username}'` : 'the SASL user';
+        return new AuthenticationError(
+          `The brokers at ${brokers.join(',')} refused ${who} (SASL ${String(sasl?.mechanism ?? '')}): ${e.message}. ` +
+            'Check "sasl.username", "sasl.password" and "sasl.mechanism" against the user on the cluster.',
+          { cause: error },
+        );
+      }
+      if (e.code !== undefined && TLS_CODES.has(e.code))
+        return new AuthenticationError(
+          `TLS with the brokers at ${brokers.join(',')} failed: ${e.code} (${e.message}). Set "ssl.ca" to the ` +
+            "certificate of the CA that signed the brokers' certificates, and connect by a name or address the certificates list.",
+          { cause: error },
+        );
+    }
+    return undefined;
+  }
+}
+
 interface ErrorLike {
   name?: string;
   code?: string;

@@ -8,6 +8,7 @@ export type {
 } from './config/streams-config.ts';
 export {
   type AclResourceType,
+  AuthenticationError,
   AuthorizationError,
   BrokerUnreachableError,
   ConfigError,

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { checkStateDir } from '../config/state-dir.ts';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
-import { BrokerUnreachableError, StreamsError } from '../errors.ts';
+import { AuthenticationError, BrokerUnreachableError, StreamsError } from '../errors.ts';
 import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
 import { principalOf, toAuthorizationError } from '../kafka/authorization.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
@@ -227,7 +227,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     }
     try {
       await this.admin.connect().catch((error: unknown) => {
-        throw BrokerUnreachableError.from(error, this.config.brokers) ?? error;
+        const { brokers, kafkaClient } = this.config;
+        throw (
+          AuthenticationError.from(error, brokers, kafkaClient.sasl as { username?: unknown }) ??
+          BrokerUnreachableError.from(error, brokers) ??
+          error
+        );
       });
       await this.prepareTopics();
       await this.startGlobalThread();

@@ -3,13 +3,16 @@
 // found" explained by the refusal it logged just before.
 import {
   KafkaJSAggregateError,
+  KafkaJSConnectionError,
   KafkaJSGroupCoordinatorNotFound,
   KafkaJSNonRetriableError,
+  KafkaJSNumberOfRetriesExceeded,
   KafkaJSProtocolError,
+  KafkaJSSASLAuthenticationError,
 } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { resolveStreamsConfig } from '../../src/config/streams-config.ts';
-import { AuthorizationError } from '../../src/errors.ts';
+import { AuthenticationError, AuthorizationError, BrokerUnreachableError } from '../../src/errors.ts';
 import { authorizationCode, principalOf, toAuthorizationError } from '../../src/kafka/authorization.ts';
 import { isFencedError, isRefusedRecordsError } from '../../src/kafka/error-kinds.ts';
 import { AuthorizationRefusals } from '../../src/kafka/refusals.ts';
@@ -108,5 +111,38 @@ describe('refusals kafkajs logged', () => {
     expect(refusals.explain(other)).toBe(other);
     now += 60_000;
     expect(refusals.explain(notFound)).toBe(notFound);
+  });
+});
+
+describe('authentication errors', () => {
+  const sasl = { mechanism: 'scram-sha-512', username: 'orders' };
+  it('SASL credentials refused: names the user and the settings, not the password', () => {
+    const e = AuthenticationError.from(
+      Reflect.construct(KafkaJSSASLAuthenticationError, [
+        'SASL SCRAM SHA512 authentication failed: invalid credentials',
+      ]),
+      ['kafka-1:9094'],
+      sasl,
+    );
+    expect(e?.message).toContain("The brokers at kafka-1:9094 refused user 'orders' (SASL scram-sha-512)");
+    expect(e?.message).toContain('"sasl.password"');
+  });
+
+  it("an untrusted broker certificate, after kafkajs' retries: points at ssl.ca, not at an unreachable broker", () => {
+    const tls = new KafkaJSConnectionError('Connection error: self-signed certificate in certificate chain', {
+      broker: 'kafka-1:9094',
+      code: 'SELF_SIGNED_CERT_IN_CHAIN',
+    } as never);
+    const retried = new KafkaJSNumberOfRetriesExceeded(tls, { retryCount: 5, retryTime: 1000 });
+    const e = AuthenticationError.from(retried, ['kafka-1:9094'], sasl);
+    expect(e?.message).toContain('TLS with the brokers at kafka-1:9094 failed: SELF_SIGNED_CERT_IN_CHAIN');
+    expect(e?.message).toContain('Set "ssl.ca"');
+    // A broker that is simply away stays a BrokerUnreachableError.
+    const refused = new KafkaJSConnectionError('Connection error: connect ECONNREFUSED', {
+      broker: 'kafka-1:9094',
+      code: 'ECONNREFUSED',
+    } as never);
+    expect(AuthenticationError.from(refused, ['kafka-1:9094'], sasl)).toBeUndefined();
+    expect(BrokerUnreachableError.from(refused, ['kafka-1:9094'])).toBeInstanceOf(BrokerUnreachableError);
   });
 });

@@ -15,7 +15,7 @@ import {
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brokerClientConfig, brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
-import { AuthorizationError, KafkaStreams } from '../../src/index.ts';
+import { AuthenticationError, AuthorizationError, KafkaStreams } from '../../src/index.ts';
 import { wordCount } from './fixtures/word-count-topology.ts';
 import {
   countSequences,
@@ -216,5 +216,43 @@ describe('SASL_SSL with ACLs', () => {
     // What to change: the ACL that is missing, by prefix.
     expect(e.message).toContain(`--transactional-id ${applicationId}- --resource-pattern-type prefixed`);
     expect(await everythingShown(app, lines)).not.toContain(NOTX_PASSWORD);
+  });
+
+  it('a wrong password or an untrusted CA: start() fails with an AuthenticationError naming the setting', async () => {
+    const wrongPassword = `wrong-${randomBytes(8).toString('hex')}`;
+    const attempt = async (extra: object) => {
+      const { logger, lines } = capturedLogger();
+      const app = new KafkaStreams(wordCount('sec-none-in', 'sec-none-out'), {
+        applicationId: uniqueName('sec-auth'),
+        brokers,
+        stateDir: tempStateDir(),
+        logger,
+        ...brokerClientConfig(opts, 'app'),
+        ...extra,
+      });
+      apps.push(app);
+      const began = Date.now();
+      const error = await app.start().then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      return { error, tookMs: Date.now() - began, shown: await everythingShown(app, lines) };
+    };
+
+    const sasl = await attempt({
+      sasl: { mechanism: 'scram-sha-512', username: 'app', password: wrongPassword },
+    });
+    console.log(`[security] wrong password reported after ${sasl.tookMs} ms: ${sasl.error?.message}`);
+    expect(sasl.error).toBeInstanceOf(AuthenticationError);
+    expect(sasl.error?.message).toContain("refused user 'app' (SASL scram-sha-512)");
+    expect(sasl.error?.message).toContain('Check "sasl.username", "sasl.password"');
+    expect(sasl.shown).not.toContain(wrongPassword);
+    expect(sasl.shown).not.toContain(APP_PASSWORD);
+
+    const tls = await attempt({ ssl: true });
+    console.log(`[security] untrusted CA reported after ${tls.tookMs} ms: ${tls.error?.message}`);
+    expect(tls.error).toBeInstanceOf(AuthenticationError);
+    expect(tls.error?.message).toContain('Set "ssl.ca"');
+    expect(tls.shown).not.toContain(APP_PASSWORD);
   });
 });
