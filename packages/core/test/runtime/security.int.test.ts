@@ -60,7 +60,7 @@ afterAll(async () => {
 async function grantApp(
   user: string,
   t: { input: string; output: string; applicationId: string },
-  transactions: boolean,
+  without?: 'Group' | 'TransactionalId',
 ) {
   const { TOPIC, GROUP, TRANSACTIONAL_ID } = AclResourceTypes;
   const { READ, WRITE, CREATE, DESCRIBE } = AclOperationTypes;
@@ -69,13 +69,12 @@ async function grantApp(
     [TOPIC, t.input, LITERAL, [READ, DESCRIBE]],
     [TOPIC, t.output, LITERAL, [WRITE, DESCRIBE]],
     [TOPIC, `${t.applicationId}-`, PREFIXED, [CREATE, READ, WRITE, DESCRIBE]],
-    // The app's group, and its restore consumers' groups (`<applicationId>-restore-*`).
-    [GROUP, t.applicationId, PREFIXED, [READ, DESCRIBE]],
-    // exactly_once: one transactional id per task, `<applicationId>-<taskId>`.
-    ...(transactions
-      ? [[TRANSACTIONAL_ID, `${t.applicationId}-`, PREFIXED, [WRITE, DESCRIBE]] as (typeof rules)[number]]
-      : []),
   ];
+  // The app's group, and its restore consumers' groups (`<applicationId>-restore-*`).
+  if (without !== 'Group') rules.push([GROUP, t.applicationId, PREFIXED, [READ, DESCRIBE]]);
+  // exactly_once: one transactional id per task, `<applicationId>-<taskId>`.
+  if (without !== 'TransactionalId')
+    rules.push([TRANSACTIONAL_ID, `${t.applicationId}-`, PREFIXED, [WRITE, DESCRIBE]]);
   const a = admin.admin();
   await a.connect();
   await a.createAcls({
@@ -141,7 +140,7 @@ describe('SASL_SSL with ACLs', () => {
       { topic: input, numPartitions: 2 },
       { topic: output, numPartitions: 2 },
     ]);
-    await grantApp('app', { input, output, applicationId }, true);
+    await grantApp('app', { input, output, applicationId });
     const words = ['alpha', 'beta', 'gamma', 'delta'];
     const lines = Array.from({ length: 40 }, (_, i) => `${words[i % 4]} ${words[(i * 3) % 4]}`);
     const expected = new Map<string, number>();
@@ -185,7 +184,7 @@ describe('SASL_SSL with ACLs', () => {
       { topic: input, numPartitions: 1 },
       { topic: output, numPartitions: 1 },
     ]);
-    await grantApp('notx', { input, output, applicationId }, false);
+    await grantApp('notx', { input, output, applicationId }, 'TransactionalId');
     await produce(input, [{ key: 'k', value: 'alpha beta' }], admin);
 
     const { app, lines } = newApp(input, output, applicationId, 'notx');
@@ -215,6 +214,29 @@ describe('SASL_SSL with ACLs', () => {
     // What to change: the ACL that is missing, by prefix.
     expect(e.message).toContain(`--transactional-id ${applicationId}- --resource-pattern-type prefixed`);
     expect(await everythingShown(app, lines)).not.toContain(NOTX_PASSWORD);
+  });
+
+  it('a user without rights on the group: a clear authorization error naming the group, fast', async () => {
+    const tag = uniqueName('sec');
+    const t = { input: `${tag}-in`, output: `${tag}-out`, applicationId: `${tag}-app` };
+    await createTopics(admin, [
+      { topic: t.input, numPartitions: 1 },
+      { topic: t.output, numPartitions: 1 },
+    ]);
+    await grantApp('notx', t, 'Group');
+    const { app } = newApp(t.input, t.output, t.applicationId, 'notx');
+    const began = Date.now();
+    await app.start();
+    await waitFor(() => app.state === 'ERROR', 30_000, 'the app to fail');
+    console.log(`[security] group refusal reported after ${Date.now() - began} ms: ${app.error?.message}`);
+    expect(Date.now() - began).toBeLessThan(20_000);
+    expect(app.error).toBeInstanceOf(AuthorizationError);
+    expect(app.error).toMatchObject({
+      resourceType: 'Group',
+      resourceName: t.applicationId,
+      operation: 'Read',
+    });
+    expect(app.error?.message).toContain(`--group ${t.applicationId} --resource-pattern-type prefixed`);
   });
 
   it('a wrong password or an untrusted CA: start() fails with an AuthenticationError naming the setting', async () => {
