@@ -2,9 +2,10 @@
 // by another process gives an error that names it. Runs its own broker on spare ports so that it
 // never touches the broker the other integration tests use.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 
 const cli = join(import.meta.dirname, 'cli.ts');
@@ -27,7 +28,7 @@ function brokerJvms(port: number): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmd.includes('kafka.Kafka') && cmd.includes(`broker-${port}/server.properties`))
+      if (cmd.includes('kafka.Kafka') && new RegExp(`broker-${port}(-secure)?/server.properties`).test(cmd))
         pids.push(Number(entry));
     } catch {
       // the process ended while we looked
@@ -77,5 +78,34 @@ describe('pnpm kafka', () => {
     } finally {
       squatter.close();
     }
+  });
+
+  it('start --secure: a SASL_SSL broker whose printed CA and app user work; stop --secure --clean removes it', async () => {
+    const port = 19792;
+    const r = await kafkaCli(['start', '--secure'], port);
+    expect(r.out).toContain(`Kafka (SASL_SSL, SCRAM-SHA-512, ACLs on) started at 127.0.0.1:${port}`);
+    const ca = /CA certificate: (\S+)/.exec(r.out)?.[1];
+    const usersFile = /passwords: +(\S+)/.exec(r.out)?.[1];
+    expect(ca && usersFile).toBeTruthy();
+    const { users } = JSON.parse(readFileSync(usersFile!, 'utf8')) as { users: Record<string, string> };
+    // No password on the terminal.
+    expect(r.out).not.toContain(users.app!);
+    expect(r.out).not.toContain(users.admin!);
+    const kafka = new Kafka({
+      brokers: [`127.0.0.1:${port}`],
+      ssl: { ca: [readFileSync(ca!, 'utf8')] },
+      sasl: { mechanism: 'scram-sha-512', username: 'app', password: users.app! },
+      logLevel: logLevel.NOTHING,
+    });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'secure-cli-check' }] });
+    expect(await admin.listTopics()).toContain('secure-cli-check');
+    await admin.disconnect();
+
+    const stopped = await kafkaCli(['stop', '--secure', '--clean'], port);
+    expect(stopped.out).toContain('Kafka stopped');
+    expect(brokerJvms(port)).toHaveLength(0);
+    expect(existsSync(usersFile!)).toBe(false);
   });
 });

@@ -37,10 +37,22 @@ export class AuthorizationRefusals {
   explain(error: unknown): unknown {
     const last = this.last;
     if (last === undefined || this.now() - last.at > RECENT_MS) return error;
-    if ((error as { name?: string } | undefined)?.name !== 'KafkaJSGroupCoordinatorNotFound') return error;
-    const explained = new Error(`${(error as Error).message}: the broker answered ${last.code}`, {
+    if (!coordinatorNotFound(error)) return error;
+    const explained = new Error(`Failed to find a coordinator: the broker answered ${last.code}`, {
       cause: error,
     });
     return Object.assign(explained, { type: last.code, retriable: false });
   }
+}
+
+/** kafkajs' KafkaJSGroupCoordinatorNotFound, as it is or under its retry wrappers. */
+function coordinatorNotFound(error: unknown): boolean {
+  type Wrapped = { name?: string; cause?: unknown; originalError?: unknown };
+  for (
+    let e = error as Wrapped | undefined, depth = 0;
+    e && depth < 10;
+    e = (e.originalError ?? e.cause) as Wrapped, depth++
+  )
+    if (e.name === 'KafkaJSGroupCoordinatorNotFound') return true;
+  return false;
 }

@@ -106,6 +106,8 @@ describe('refusals kafkajs logged', () => {
     const explained = refusals.explain(notFound);
     expect(authorizationCode(explained)).toBe('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
     expect((explained as Error).cause).toBe(notFound);
+    const afterRetries = new KafkaJSNumberOfRetriesExceeded(notFound, { retryCount: 5, retryTime: 1000 });
+    expect(authorizationCode(refusals.explain(afterRetries))).toBe('TRANSACTIONAL_ID_AUTHORIZATION_FAILED');
     // Only the cause-less lookup failure is explained so.
     const other = new Error('something else');
     expect(refusals.explain(other)).toBe(other);
