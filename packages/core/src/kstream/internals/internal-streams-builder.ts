@@ -7,7 +7,7 @@ import {
 } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import { type StoreBuilder, Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
-import { DropNullKeyProcessor } from './kstream-processors.ts';
+import { DropNullKeyProcessor, PassThroughProcessor } from './kstream-processors.ts';
 
 /**
  * What every DSL object holds: the shared processor graph and the name counter, so that
@@ -64,9 +64,11 @@ export class InternalStreamsBuilder {
    * Adds sink -> `<name>-repartition` -> source and returns the source's name. `dropNullKeys` adds
    * a filter in front: as in Kafka Streams, a record with a null key never reaches a repartition
    * topic (KIP-962 keeps them only where a left or outer join follows: the joins pass false).
-   * KTable.groupBy passes false: its mapper already skips them. `reserveFilterName`: a join's
-   * repartition takes the filter's generated name even without the filter, as Kafka Streams does,
-   * so that the names generated after it stay the same as Kafka Streams'.
+   * KTable.groupBy passes false: its mapper already skips them. `join`: a join's repartition as
+   * Kafka Streams builds it (createRepartitionedSource), so that describe() shows the same nodes:
+   * always a filter (passing null keys on for a left or outer join), and, when the topic's name is
+   * the user's rather than a generated node name, nodes `<topic>-sink`, `-filter` and `-source`
+   * (the generated names are still taken, so that later ones stay the same as Kafka Streams').
    */
   addRepartition(
     parent: string,
@@ -77,23 +79,28 @@ export class InternalStreamsBuilder {
       valueSerdeWrapper?: SerdeWrapper;
     },
     dropNullKeys: boolean,
-    reserveFilterName = false,
+    join = false,
   ): string {
     const topic = `${topicBase}-repartition`;
-    const sinkName = this.newProcessorName('KSTREAM-SINK-');
+    let sinkName = this.newProcessorName('KSTREAM-SINK-');
+    const needsFilter = dropNullKeys || join;
+    let filterName = needsFilter ? this.newProcessorName('KSTREAM-FILTER-') : undefined;
+    let sourceName = this.newProcessorName('KSTREAM-SOURCE-');
+    if (join && !/^KSTREAM.*-[0-9]{10}$/.test(topicBase)) {
+      sinkName = `${topic}-sink`;
+      filterName = `${topic}-filter`;
+      sourceName = `${topic}-source`;
+    }
     let upstream = parent;
-    if (dropNullKeys) {
+    if (filterName !== undefined) {
       upstream = this.addProcessor(
-        this.newProcessorName('KSTREAM-FILTER-'),
-        () => new DropNullKeyProcessor(),
+        filterName,
+        () => (dropNullKeys ? new DropNullKeyProcessor() : new PassThroughProcessor()),
         [parent],
       );
-    } else if (reserveFilterName) {
-      this.newProcessorName('KSTREAM-FILTER-');
     }
     this.topology.addInternalTopic(topic);
     this.topology.addSink(sinkName, topic, [upstream], serdes);
-    const sourceName = this.newProcessorName('KSTREAM-SOURCE-');
     this.topology.addSource(sourceName, [topic], serdes);
     return sourceName;
   }
