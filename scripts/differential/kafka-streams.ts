@@ -25,6 +25,8 @@ export interface Scenario {
   inputs: ScenarioInput[];
   /** Topics to read after the input, in this order; keys are strings, values strings or longs. */
   outputs: Array<{ topic: string; value: 'string' | 'long' }>;
+  /** Compare `topology.describe()` too: the text comes first, as a record of topic 'describe()'. */
+  describe?: boolean;
 }
 
 export interface ScenarioOutput {

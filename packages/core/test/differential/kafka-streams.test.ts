@@ -14,7 +14,11 @@ import { TopologyTestDriver } from '../../src/testing/index.ts';
 import { ourTopology, scenarios } from './scenarios.ts';
 
 async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
-  const driver = new TopologyTestDriver(ourTopology(scenario.topology), {
+  const topology = ourTopology(scenario.topology);
+  const described: ScenarioOutput[] = scenario.describe
+    ? [{ topic: 'describe()', key: null, value: topology.describe().toString(), timestamp: 0 }]
+    : [];
+  const driver = new TopologyTestDriver(topology, {
     applicationId: 'differential',
     defaultKeySerde: Serdes.String() as never,
     defaultValueSerde: Serdes.String() as never,
@@ -24,7 +28,7 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
     for (const { topic, key, value, timestamp } of scenario.inputs) {
       await driver.createInputTopic(topic, Serdes.String(), Serdes.String()).pipeInput(key, value, timestamp);
     }
-    return scenario.outputs.flatMap(({ topic, value }) =>
+    const outputs = scenario.outputs.flatMap(({ topic, value }) =>
       driver
         .createOutputTopic<string, string | number>(
           topic,
@@ -34,6 +38,7 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
         .readRecordsToList()
         .map((r) => ({ topic, key: r.key, value: r.value, timestamp: r.timestamp })),
     );
+    return [...described, ...outputs];
   } finally {
     await driver.close();
   }

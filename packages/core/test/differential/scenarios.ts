@@ -8,6 +8,7 @@ import { StreamsBuilder, TimeWindows } from '../../src/kstream/index.ts';
 import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
+import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
@@ -159,7 +160,8 @@ const topologies: Record<string, Build> = {
 };
 
 export function ourTopology(name: string): Topology {
-  const build = topologies[name] ?? suppressTopologies[name] ?? joinTableTopologies[name];
+  const build =
+    topologies[name] ?? suppressTopologies[name] ?? joinTableTopologies[name] ?? joinStreamTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -363,4 +365,5 @@ export const scenarios: Scenario[] = [
   ...slidingSessionScenarios,
   ...suppressScenarios,
   ...joinTableScenarios,
+  ...joinStreamScenarios,
 ];
