@@ -24,7 +24,12 @@ export interface Scenario {
   topology: string;
   inputs: ScenarioInput[];
   /** Topics to read after the input, in this order; keys are strings, values strings or longs. */
-  outputs: Array<{ topic: string; value: 'string' | 'long' }>;
+  outputs: Array<{
+    topic: string;
+    value: 'string' | 'long';
+    /** False: the records' timestamps are not compared (a plain store's changelog: kstreams stamps it with the commit's time). */
+    timestamps?: boolean;
+  }>;
   /** Compare `topology.describe()` too: the text comes first, as a record of topic 'describe()'. */
   describe?: boolean;
 }

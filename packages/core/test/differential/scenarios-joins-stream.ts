@@ -162,6 +162,24 @@ export const joinStreamScenarios: Scenario[] = [
   scenario('stream-stream inner join, DSL guide table', 'ss-docs-inner', docsInput, { describe: true }),
   scenario('stream-stream left join, DSL guide table', 'ss-docs-left', docsInput, { describe: true }),
   scenario('stream-stream outer join, DSL guide table', 'ss-docs-outer', docsInput, { describe: true }),
+  // The shared store's changelog, read as strings on both sides: Kafka Streams' byte layout,
+  // record for record (Kafka Streams stamps it with the input record's time, kstreams with the
+  // commit's, as for every plain key-value store).
+  scenario(
+    "a left join's shared store: its changelog as Kafka Streams writes it",
+    'ss-left-grace',
+    randomInput(20, 60, two),
+    {
+      outputs: [
+        out,
+        {
+          topic: 'differential-KSTREAM-OUTERSHARED-0000000004-store-changelog',
+          value: 'string',
+          timestamps: false,
+        },
+      ],
+    },
+  ),
   scenario(
     'stream-stream inner join without grace, random input',
     'ss-inner-no-grace',
