@@ -137,3 +137,146 @@ describe("KStream-KStream joins: the DSL guide's table (window 15, grace 5)", ()
     expect(outer.slice(15)).toEqual([[], ['[E, null]@40'], ['[F, null]@61'], ['[null, f]@82']]);
   });
 });
+
+describe('KStream-KStream joins: names, stores and options', () => {
+  it('names processors and stores as Kafka Streams 4.4 (lines of its describe() for a left join)', () => {
+    const described = joinTopology('leftJoin', windows).build().describe().toString();
+    for (const line of [
+      'Processor: KSTREAM-WINDOWED-0000000002 (stores: [KSTREAM-JOINTHIS-0000000004-store])',
+      'Processor: KSTREAM-WINDOWED-0000000003 (stores: [KSTREAM-OUTEROTHER-0000000005-store])',
+      'Processor: KSTREAM-JOINTHIS-0000000004 (stores: [KSTREAM-OUTEROTHER-0000000005-store, KSTREAM-OUTERSHARED-0000000004-store])',
+      'Processor: KSTREAM-OUTEROTHER-0000000005 (stores: [KSTREAM-JOINTHIS-0000000004-store, KSTREAM-OUTERSHARED-0000000004-store])',
+      '<-- KSTREAM-JOINTHIS-0000000004, KSTREAM-OUTEROTHER-0000000005',
+    ]) {
+      expect(described).toContain(line);
+    }
+  });
+
+  it('takes StreamJoined names: processors <name>-..., stores <storeName>-..., repartition topics <name>-left/-right', () => {
+    const b = new StreamsBuilder();
+    const orders = b.stream<string, string>('orders').selectKey((_k, v) => v);
+    const payments = b.stream<string, string>('payments');
+    orders.outerJoin(payments, pair, windows, { name: 'op', storeName: 'st' }).to('out');
+    const topology = b.build();
+    const described = topology.describe().toString();
+    for (const name of ['op-this-windowed', 'op-outer-this-join', 'op-outer-other-join', 'op-merge']) {
+      expect(described).toContain(`Processor: ${name} `);
+    }
+    for (const store of [
+      'st-outer-this-join-store',
+      'st-outer-other-join-store',
+      'st-outer-shared-join-store',
+    ]) {
+      expect(described).toContain(store);
+    }
+    expect(described).toContain('Sink: op-left-repartition-sink (topic: op-left-repartition)');
+    expect(topology.internalBuilder.copartitionGroups('app')).toEqual([
+      ['app-op-left-repartition', 'payments'],
+    ]);
+  });
+
+  it('passes the key to a ValueJoinerWithKey, in every result', async () => {
+    const b = new StreamsBuilder();
+    b.stream<string, string>('left')
+      .outerJoin(
+        b.stream<string, string>('right'),
+        (k: string, l: string | null, r: string | null) => `${k}:${l}/${r}`,
+        windows,
+      )
+      .to('out');
+    const rows = await run(start(b), [
+      [1, 'left', 'A'],
+      [2, 'right', 'a'],
+      [30, 'right', 'b'],
+      [60, 'left', 'C'],
+    ]);
+    expect(rows).toEqual([[], ['k:A/a@2'], [], ['k:null/b@30']]);
+  });
+
+  it('outer join: a null key is joined with null at once (KIP-962); null values, and null keys of an inner join, are dropped and counted', async () => {
+    const outer = start(joinTopology('outerJoin', windows));
+    expect(
+      await run(outer, [
+        [5, 'left', 'A', null as unknown as string],
+        [6, 'right', null],
+      ]),
+    ).toEqual([['null:[A, null]@5'], []]);
+    expect(outer.droppedRecordsTotal).toBe(1);
+    await outer.close();
+    const inner = start(joinTopology('join', windows));
+    await run(inner, [[5, 'left', 'A', null as unknown as string]]);
+    expect(inner.droppedRecordsTotal).toBe(1);
+  });
+
+  it('left join: a record whose window closed before it came is joined with null at once; a late partner is not joined', async () => {
+    const rows = await run(start(joinTopology('leftJoin', JoinWindows.ofTimeDifferenceWithNoGrace(5))), [
+      [100, 'right', 'x'],
+      [10, 'left', 'old'],
+      [101, 'left', 'A'],
+      [50, 'right', 'late'],
+    ]);
+    expect(rows).toEqual([[], ['[old, null]@10'], ['[A, x]@101'], []]);
+  });
+
+  it('asymmetric windows: before(0).after(10) joins a left record only with right records up to 10 later', async () => {
+    const rows = await run(
+      start(joinTopology('join', JoinWindows.ofTimeDifferenceWithNoGrace(10).before(0))),
+      [
+        [20, 'right', 'early'],
+        [25, 'left', 'A'],
+        [30, 'right', 'b'],
+        [35, 'right', 'c'],
+        [36, 'right', 'd'],
+      ],
+    );
+    expect(rows).toEqual([[], [], ['[A, b]@30'], ['[A, c]@35'], []]);
+  });
+
+  it('a re-keyed side goes through a repartition topic that keeps null keys for a left join', async () => {
+    const b = new StreamsBuilder();
+    b.stream<string, string>('left')
+      .selectKey((_k, v): string | null => (v === 'none' ? null : 'k'))
+      .leftJoin(b.stream<string, string>('right'), pair, windows)
+      .to('out');
+    const d = start(b);
+    expect(
+      await run(d, [
+        [3, 'left', 'none'],
+        [4, 'right', 'a'],
+        [5, 'left', 'B'],
+      ]),
+    ).toEqual([['null:[none, null]@3'], [], ['[B, a]@5']]);
+    expect(d.producedTopicNames()).toContain('test-app-KSTREAM-KEY-SELECT-0000000001-repartition');
+  });
+
+  it("writes the shared store in Kafka Streams' layout: [timestamp][1 = left][key] -> [1][count]([length][1][value])*", async () => {
+    const d = start(joinTopology('leftJoin', windows));
+    await run(d, [
+      [3, 'left', 'A'],
+      [3, 'left', 'B'],
+    ]);
+    const changelog = d.createOutputTopic(
+      'test-app-KSTREAM-OUTERSHARED-0000000004-store-changelog',
+      Serdes.Bytes(),
+      Serdes.Bytes(),
+    );
+    const records = changelog.readRecordsToList();
+    const key = Buffer.concat([Buffer.from([0, 0, 0, 0, 0, 0, 0, 3, 1]), Buffer.from('k')]);
+    const item = (v: string) => Buffer.concat([Buffer.from([0, 0, 0, 2, 1]), Buffer.from(v)]);
+    expect(records.map((r) => [r.key, r.value])).toEqual([
+      [key, Buffer.concat([Buffer.from([1, 0, 0, 0, 1]), item('A')])],
+      [key, Buffer.concat([Buffer.from([1, 0, 0, 0, 2]), item('A'), item('B')])],
+    ]);
+  });
+
+  it('says what to change for a missing JoinWindows or an outer join with a table', () => {
+    const b = new StreamsBuilder();
+    const left = b.stream<string, string>('left');
+    const right = b.stream<string, string>('right');
+    expect(() => left.join(right, pair, undefined as unknown as JoinWindows)).toThrow(/pass JoinWindows/);
+    expect(() => left.outerJoin(b.table('t') as unknown as KStream<string, string>, pair, windows)).toThrow(
+      /outerJoin joins two streams: pass a KStream/,
+    );
+    expect(() => JoinWindows.ofTimeDifferenceWithNoGrace(5).before(-6)).toThrow(/must not be negative/);
+  });
+});
