@@ -15,6 +15,8 @@ export class JoinTimeTracker {
   minTime = NO_MIN_TIME;
   /** The input record whose processing last scanned the shared store (see KStreamKStreamJoinProcessor). */
   lastScan: string | undefined;
+  /** The shared store's rollback count the scan state belongs to. */
+  seenRollbacks = 0;
   private chain: Promise<void> = Promise.resolve();
 
   advanceStreamTime(timestamp: number): void {

@@ -165,6 +165,13 @@ export class KStreamKStreamJoinProcessor implements Processor<unknown, unknown, 
    */
   private async emitClosedOuterRecords(store: OuterJoinStore, record: AnyRecord): Promise<void> {
     const tracker = this.tracker;
+    if (store.rollbacks !== tracker.seenRollbacks) {
+      // The task rolled back in place: entries a scan had emitted and deleted are back, and the
+      // record that scanned may come again. Scan at the next chance.
+      tracker.seenRollbacks = store.rollbacks;
+      tracker.lastScan = undefined;
+      tracker.minTime = -1;
+    }
     if (nothingToEmit(tracker, this.afterMs + this.graceMs)) return;
     const meta = this.ctx.recordMetadata();
     if (meta !== undefined) {

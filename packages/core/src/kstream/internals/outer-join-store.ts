@@ -3,8 +3,8 @@
 // key `[timestamp int64][1 = left, 0 = right][key bytes]` (TimestampedKeyAndJoinSide), value a
 // list of `[1 = left, 0 = right][value bytes]` (LeftOrRightValue) in Java's ListSerde format
 // (`[1][count int32]([length int32][bytes])*`), since one key and timestamp may hold several
-// records (Kafka Streams' ListValueStore). Iterated in key order: oldest first, left before right
-// for equal timestamps... as bytes compare: right (0) sorts before left (1).
+// records (Kafka Streams' ListValueStore). Iterated in key order: by timestamp, then right (0)
+// before left (1), then key bytes.
 import type { KeyValueBytesStore, StoreSerde, TransactionalBuffer } from '@kstreams/state-store';
 import { ConfigError, SerdeError } from '../../errors.ts';
 import type { DefaultSerdes, DefaultsAwareSerde } from '../../processor/internals/serde-resolver.ts';
@@ -108,6 +108,11 @@ export class OuterJoinStore implements StateStore {
     private readonly keySerde: StoreSerde<unknown>,
     private readonly valueSerde: StoreSerde<unknown>,
   ) {}
+
+  /** Bumped when the task rolls its uncommitted writes back (the scan state must not outlive them). */
+  get rollbacks(): number {
+    return this.buffer.rollbackCount;
+  }
 
   storeKey(key: unknown, timestamp: number, left: boolean): Buffer {
     const keyBytes = this.keySerde.serialize(key);
