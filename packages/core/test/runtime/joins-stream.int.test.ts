@@ -6,7 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { JoinWindows, KafkaStreams, Serdes, StreamsBuilder } from '../../src/index.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
-import { produce, readTopic, stopAfterEach, tempStateDir, testBrokers, uniqueName } from './kafka-helpers.ts';
+import {
+  produce,
+  readTopic,
+  stopAfterEach,
+  tempStateDir,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
@@ -131,5 +139,33 @@ describe('stream-stream left join on the broker (exactly_once)', () => {
     const actual = written.map((r) => line(r.key === '' ? null : r.key, r.value.toString(), r.timestamp));
     // Output partitions interleave the two tasks' records: compared as sorted lists.
     expect(actual.sort()).toEqual(expected.sort());
+
+    // As Kafka Streams: the window stores' changelogs are not compacted (every record is its own
+    // entry) and kept a day past the store's retention; the shared store's is compacted.
+    const admin = testKafka().admin();
+    await admin.connect();
+    const changelog = (store: string) => `${applicationId}-${store}-changelog`;
+    const described = await admin.describeConfigs({
+      resources: ['KSTREAM-JOINTHIS-0000000004-store', 'KSTREAM-OUTERSHARED-0000000004-store'].map(
+        (store) => ({
+          type: 2,
+          name: changelog(store),
+          configNames: ['cleanup.policy', 'retention.ms'],
+        }),
+      ),
+      includeSynonyms: false,
+    });
+    await admin.disconnect();
+    const configs = Object.fromEntries(
+      described.resources.map((r) => [
+        r.resourceName,
+        Object.fromEntries(r.configEntries.map((e) => [e.configName, e.configValue])),
+      ]),
+    );
+    expect(configs[changelog('KSTREAM-JOINTHIS-0000000004-store')]).toEqual({
+      'cleanup.policy': 'delete',
+      'retention.ms': String(200 + 20 + 86_400_000),
+    });
+    expect(configs[changelog('KSTREAM-OUTERSHARED-0000000004-store')]?.['cleanup.policy']).toBe('compact');
   }, 150_000);
 });
