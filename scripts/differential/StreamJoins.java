@@ -88,6 +88,19 @@ final class StreamJoins {
             .join(right, PAIR, windows(10, 5), StreamJoined.<String, String, String>as("st").withName("rk"))
             .to("out");
         return true;
+      case "ss-rekey-self": {
+        KStream<String, String> rekeyed = left.selectKey((k, v) -> rekey(v));
+        rekeyed.join(rekeyed, PAIR, windows(5, 2)).to("out");
+        right.to("unused");
+        return true;
+      }
+      case "ss-rekey-twice": {
+        // One repartition for both joins; the left join makes it keep null keys (KIP-962).
+        KStream<String, String> rekeyed = left.selectKey((k, v) -> rekey(v));
+        rekeyed.join(right, PAIR, windows(3, 0)).to("inner");
+        rekeyed.leftJoin(right, KEYED, windows(10, 5)).to("out");
+        return true;
+      }
       case "ss-self-inner":
         left.join(left, PAIR, windows(5, 2)).to("out");
         right.to("unused");

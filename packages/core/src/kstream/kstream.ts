@@ -5,7 +5,7 @@ import type { TopicNameExtractor } from '../processor/topic-name-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { BranchedKStream } from './branched-kstream.ts';
 import type { GlobalKTable } from './global-ktable.ts';
-import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
+import type { InternalStreamsBuilder, JoinRepartition } from './internals/internal-streams-builder.ts';
 import { dispatchJoin } from './internals/join-dispatch.ts';
 import {
   FilterProcessor,
@@ -62,6 +62,9 @@ export class KStream<K, V> {
     /** @internal Whether the key may have changed since the last repartition. */
     readonly repartitionRequired: boolean,
   ) {}
+
+  /** @internal This stream's repartition for joins, once a join made one (Kafka Streams reuses it). */
+  joinRepartition: JoinRepartition | undefined;
 
   private next<KR, VR>(
     prefix: string,

@@ -52,6 +52,17 @@ const joins: Record<string, Build> = {
       .selectKey((_k, v) => rekey(v))
       .join(r, pair, windows(10, 5), { storeName: 'st', name: 'rk' })
       .to('out'),
+  'ss-rekey-self': (l, r) => {
+    const rekeyed = l.selectKey((_k, v) => rekey(v));
+    rekeyed.join(rekeyed, pair, windows(5, 2)).to('out');
+    r.to('unused');
+  },
+  // One repartition for both joins; the left join makes it keep null keys (KIP-962).
+  'ss-rekey-twice': (l, r) => {
+    const rekeyed = l.selectKey((_k, v) => rekey(v));
+    rekeyed.join(r, pair, windows(3, 0)).to('inner');
+    rekeyed.leftJoin(r, keyed, windows(10, 5)).to('out');
+  },
   'ss-self-inner': (l, r) => {
     l.join(l, pair, windows(5, 2)).to('out');
     r.to('unused');
@@ -212,6 +223,23 @@ export const joinStreamScenarios: Scenario[] = [
     'ss-rekey-inner-named',
     randomInput(30, 150, two),
     { describe: true },
+  ),
+  scenario(
+    'stream-stream self-join of a re-keyed stream (one repartition topic)',
+    'ss-rekey-self',
+    randomInput(34, 100, ['left']),
+    {
+      describe: true,
+    },
+  ),
+  scenario(
+    'a re-keyed stream joined twice (inner, then left: null keys kept)',
+    'ss-rekey-twice',
+    randomInput(35, 150, two),
+    {
+      describe: true,
+      outputs: [out, { topic: 'inner', value: 'string' }],
+    },
   ),
   scenario('stream-stream self-join', 'ss-self-inner', randomInput(31, 100, ['left']), { describe: true }),
   scenario(

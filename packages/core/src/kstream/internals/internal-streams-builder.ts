@@ -78,12 +78,12 @@ export class InternalStreamsBuilder {
       valueSerde: AnySerde | undefined;
       valueSerdeWrapper?: SerdeWrapper;
     },
-    dropNullKeys: boolean,
+    dropNullKeys: boolean | (() => boolean),
     join = false,
   ): string {
     const topic = `${topicBase}-repartition`;
     let sinkName = this.newProcessorName('KSTREAM-SINK-');
-    const needsFilter = dropNullKeys || join;
+    const needsFilter = dropNullKeys === true || join;
     let filterName = needsFilter ? this.newProcessorName('KSTREAM-FILTER-') : undefined;
     let sourceName = this.newProcessorName('KSTREAM-SOURCE-');
     if (join && !/^KSTREAM.*-[0-9]{10}$/.test(topicBase)) {
@@ -95,7 +95,10 @@ export class InternalStreamsBuilder {
     if (filterName !== undefined) {
       upstream = this.addProcessor(
         filterName,
-        () => (dropNullKeys ? new DropNullKeyProcessor() : new PassThroughProcessor()),
+        () =>
+          (typeof dropNullKeys === 'function' ? dropNullKeys() : dropNullKeys)
+            ? new DropNullKeyProcessor()
+            : new PassThroughProcessor(),
         [parent],
       );
     }
@@ -104,4 +107,44 @@ export class InternalStreamsBuilder {
     this.topology.addSource(sourceName, [topic], serdes);
     return sourceName;
   }
+
+  /**
+   * Kafka Streams' repartitionForJoin: a re-keyed stream's repartition for a join, `<name>-repartition`
+   * with the join's name, else `<stream node>-repartition`. A stream repartitioned under its own
+   * node name keeps that repartition for its later joins (a self-join, or two joins of one
+   * re-keyed stream), as Kafka Streams keeps one repartition node per stream; the names a new one
+   * would have had are still taken. Null keys pass when any of those joins is a left or outer one
+   * (KIP-962); an inner join drops them itself.
+   */
+  repartitionForJoin(
+    stream: { readonly nodeName: string; joinRepartition?: JoinRepartition },
+    name: string | undefined,
+    serdes: { keySerde: AnySerde | undefined; valueSerde: AnySerde | undefined },
+    keepNullKeys: boolean,
+  ): string {
+    const existing = name === undefined ? stream.joinRepartition : undefined;
+    if (existing !== undefined) {
+      for (const prefix of ['KSTREAM-SINK-', 'KSTREAM-FILTER-', 'KSTREAM-SOURCE-'])
+        this.newProcessorName(prefix);
+      if (keepNullKeys) existing.filter.dropNullKeys = false;
+      return existing.source;
+    }
+    const filter = { dropNullKeys: !keepNullKeys };
+    const source = this.addRepartition(
+      stream.nodeName,
+      name ?? stream.nodeName,
+      serdes,
+      () => filter.dropNullKeys,
+      true,
+    );
+    if (name === undefined) stream.joinRepartition = { source, filter };
+    return source;
+  }
+}
+
+/** A stream's repartition for joins, shared by its later joins (see repartitionForJoin). */
+export interface JoinRepartition {
+  readonly source: string;
+  /** Read when the tasks are built, after every join had its say. */
+  readonly filter: { dropNullKeys: boolean };
 }

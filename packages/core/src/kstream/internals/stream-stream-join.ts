@@ -79,12 +79,11 @@ export function streamStreamJoin<K, V, VO, VR>(
   const dropNullKeys = !(leftOuter || rightOuter);
   const repartitioned = (stream: KStream<K, unknown>, side: string, values: Serde<unknown> | undefined) =>
     stream.repartitionRequired
-      ? builder.addRepartition(
-          stream.nodeName,
-          name === undefined ? stream.nodeName : `${name}-${side}`,
+      ? builder.repartitionForJoin(
+          stream,
+          name === undefined ? undefined : `${name}-${side}`,
           { keySerde: keySerde as AnySerde | undefined, valueSerde: values as AnySerde | undefined },
-          dropNullKeys,
-          true,
+          !dropNullKeys,
         )
       : stream.nodeName;
   const thisParent = repartitioned(self, 'left', valueSerde);
