@@ -75,6 +75,62 @@ function topology(left: string, right: string, out: string): StreamsBuilder {
 }
 
 const line = (key: string | null, value: string | null, timestamp: number) => `${key}|${value}|${timestamp}`;
+const isNullJoin = (l: string) => l.includes('+null|');
+
+/** The test driver's output for `records`, as lines. */
+async function driverOutput(records: readonly Input[], left: string, right: string, out: string) {
+  const driver = new TopologyTestDriver(topology(left, right, out).build(), {
+    defaultKeySerde: S,
+    defaultValueSerde: S,
+  });
+  try {
+    const inputs = { left: driver.createInputTopic(left, S, S), right: driver.createInputTopic(right, S, S) };
+    for (const r of records) await inputs[r.topic].pipeInput(r.key, r.value, r.timestamp);
+    return driver
+      .createOutputTopic(out, S, S)
+      .readRecordsToList()
+      .map((r) => line(r.key, r.value, r.timestamp));
+  } finally {
+    await driver.close();
+  }
+}
+
+async function produceAll(records: readonly Input[], names: { left: string; right: string }): Promise<void> {
+  await Promise.all(
+    (['left', 'right'] as const).map((side) =>
+      produce(
+        names[side],
+        records
+          .filter((r) => r.topic === side)
+          .map(({ key, value, timestamp, partition }) => ({ key, value, timestamp, partition })),
+      ),
+    ),
+  );
+}
+
+async function startApp(applicationId: string, stateDir: string, left: string, right: string, out: string) {
+  const app = new KafkaStreams(topology(left, right, out).build(), {
+    applicationId,
+    brokers: testBrokers(),
+    defaultKeySerde: S,
+    defaultValueSerde: S,
+    processingGuarantee: 'exactly_once',
+    commitIntervalMs: 200,
+    maxTaskIdleMs: 1000,
+    stateDir,
+    logger: 'warn',
+  });
+  apps.push(app);
+  await app.start();
+  return app;
+}
+
+/** The output topic read read_committed until `count` records (a null key reads as '': no input key is empty). */
+async function readOutput(out: string, count: (lines: string[]) => boolean): Promise<string[]> {
+  const asLines = (rs: Awaited<ReturnType<typeof readTopic>>) =>
+    rs.map((r) => line(r.key === '' ? null : r.key, r.value.toString(), r.timestamp));
+  return asLines(await readTopic(out, (rs) => count(asLines(rs)), { timeoutMs: 90_000, settleMs: 1_000 }));
+}
 
 describe('stream-stream left join on the broker (exactly_once)', () => {
   it('writes, read_committed, exactly what the test driver gives for the same input', async () => {
@@ -84,59 +140,15 @@ describe('stream-stream left join on the broker (exactly_once)', () => {
       topics.create('ss-out', 2),
     ]);
     const records = input(600, Date.now() - 10 * 60_000);
+    const expected = await driverOutput(records, left, right, out);
+    expect(expected.filter(isNullJoin).length).toBeGreaterThan(10);
+    expect(expected.filter((l) => !isNullJoin(l)).length).toBeGreaterThan(50);
 
-    const driver = new TopologyTestDriver(topology(left, right, out).build(), {
-      defaultKeySerde: S,
-      defaultValueSerde: S,
-    });
-    const expected: string[] = [];
-    try {
-      const inputs = {
-        left: driver.createInputTopic(left, S, S),
-        right: driver.createInputTopic(right, S, S),
-      };
-      for (const r of records) await inputs[r.topic].pipeInput(r.key, r.value, r.timestamp);
-      for (const r of driver.createOutputTopic(out, S, S).readRecordsToList()) {
-        expected.push(line(r.key, r.value, r.timestamp));
-      }
-    } finally {
-      await driver.close();
-    }
-    expect(expected.filter((l) => l.includes('+null|')).length).toBeGreaterThan(10);
-    expect(expected.filter((l) => !l.includes('+null|')).length).toBeGreaterThan(50);
-
-    const names = { left, right };
-    await Promise.all(
-      (['left', 'right'] as const).map((side) =>
-        produce(
-          names[side],
-          records
-            .filter((r) => r.topic === side)
-            .map(({ key, value, timestamp, partition }) => ({ key, value, timestamp, partition })),
-        ),
-      ),
-    );
+    await produceAll(records, { left, right });
     const applicationId = uniqueName('ss-join-app');
     topics.cleanUpPrefix(applicationId);
-    const app = new KafkaStreams(topology(left, right, out).build(), {
-      applicationId,
-      brokers: testBrokers(),
-      defaultKeySerde: S,
-      defaultValueSerde: S,
-      processingGuarantee: 'exactly_once',
-      commitIntervalMs: 200,
-      maxTaskIdleMs: 1000,
-      stateDir: tempStateDir(),
-      logger: 'warn',
-    });
-    apps.push(app);
-    await app.start();
-    const written = await readTopic(out, (rs) => rs.length >= expected.length, {
-      timeoutMs: 90_000,
-      settleMs: 1_000,
-    });
-    // A null key reads as '' (no input key is empty).
-    const actual = written.map((r) => line(r.key === '' ? null : r.key, r.value.toString(), r.timestamp));
+    await startApp(applicationId, tempStateDir(), left, right, out);
+    const actual = await readOutput(out, (lines) => lines.length >= expected.length);
     // Output partitions interleave the two tasks' records: compared as sorted lists.
     expect(actual.sort()).toEqual(expected.sort());
 
@@ -167,5 +179,37 @@ describe('stream-stream left join on the broker (exactly_once)', () => {
       'retention.ms': String(200 + 20 + 86_400_000),
     });
     expect(configs[changelog('KSTREAM-OUTERSHARED-0000000004-store')]?.['cleanup.policy']).toBe('compact');
+  }, 150_000);
+
+  it('restores both window stores and the shared store from their changelogs after a restart on a new state dir', async () => {
+    const [left, right, out] = await Promise.all([
+      topics.create('ss-restart-left', 2),
+      topics.create('ss-restart-right', 2),
+      topics.create('ss-restart-out', 2),
+    ]);
+    const records = input(400, Date.now() - 10 * 60_000);
+    const half = records.slice(0, 200);
+    const expected = await driverOutput(records, left, right, out);
+    // Joined pairs depend only on the order of records, not on when stream time closes a window.
+    const joinedInHalf = (await driverOutput(half, left, right, out)).filter((l) => !isNullJoin(l)).length;
+    // Pairs of a record before the restart and one after: only a restored window store joins them.
+    const acrossRestart = expected.filter((l) => {
+      const [, a, b] = /\|v(\d+)\+v(\d+)\|/.exec(l) ?? [];
+      return a !== undefined && Math.min(Number(a), Number(b)) < 200 && Math.max(Number(a), Number(b)) >= 200;
+    });
+    expect(acrossRestart.length).toBeGreaterThan(0);
+
+    const applicationId = uniqueName('ss-restart-app');
+    topics.cleanUpPrefix(applicationId);
+    await produceAll(half, { left, right });
+    const first = await startApp(applicationId, tempStateDir(), left, right, out);
+    await readOutput(out, (lines) => lines.filter((l) => !isNullJoin(l)).length >= joinedInHalf);
+    await first.close();
+
+    // Records still waiting for a partner or for their window to close are only in the changelogs now.
+    await produceAll(records.slice(200), { left, right });
+    await startApp(applicationId, tempStateDir(), left, right, out);
+    const actual = await readOutput(out, (lines) => lines.length >= expected.length);
+    expect(actual.sort()).toEqual(expected.sort());
   }, 150_000);
 });
