@@ -269,6 +269,31 @@ describe('KStream-KStream joins: names, stores and options', () => {
     ]);
   });
 
+  it('writes no changelogs with StreamJoined.loggingEnabled false, three with the default', async () => {
+    const changelogs = async (loggingEnabled: boolean | undefined) => {
+      const b = new StreamsBuilder();
+      b.stream<string, string>('left')
+        .leftJoin(b.stream<string, string>('right'), pair, windows, { loggingEnabled })
+        .to('out');
+      const d = start(b);
+      await run(d, [
+        [3, 'left', 'A'],
+        [4, 'right', 'a'],
+        [40, 'left', 'B'],
+      ]);
+      const topics = d.producedTopicNames().filter((t) => t.endsWith('-changelog'));
+      await d.close();
+      driver = undefined;
+      return topics.sort();
+    };
+    expect(await changelogs(false)).toEqual([]);
+    expect(await changelogs(undefined)).toEqual([
+      'test-app-KSTREAM-JOINTHIS-0000000004-store-changelog',
+      'test-app-KSTREAM-OUTEROTHER-0000000005-store-changelog',
+      'test-app-KSTREAM-OUTERSHARED-0000000004-store-changelog',
+    ]);
+  });
+
   it('says what to change for a missing JoinWindows or an outer join with a table', () => {
     const b = new StreamsBuilder();
     const left = b.stream<string, string>('left');
