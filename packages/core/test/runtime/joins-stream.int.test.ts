@@ -1,5 +1,6 @@
-// A stream-stream left join on the real broker under exactly_once (issue 13): two input topics of
-// two partitions, the output read read_committed is what the test driver gives for the same input.
+// A stream-stream left join on the real broker (issue 13), under exactly_once and at_least_once:
+// two input topics of two partitions, the output read read_committed is what the test driver
+// gives for the same input, also across a restart that restores the stores from their changelogs.
 // Input in timestamp order, each key in the same partition of both topics, so that each task's
 // records come in the driver's order; a far-future record per partition closes every window.
 import { describe, expect, it } from 'vitest';
@@ -108,13 +109,18 @@ async function produceAll(records: readonly Input[], names: { left: string; righ
   );
 }
 
-async function startApp(applicationId: string, stateDir: string, left: string, right: string, out: string) {
-  const app = new KafkaStreams(topology(left, right, out).build(), {
+async function startApp(
+  applicationId: string,
+  stateDir: string,
+  [left, right, out]: readonly string[],
+  processingGuarantee: 'exactly_once' | 'at_least_once' = 'exactly_once',
+) {
+  const app = new KafkaStreams(topology(left!, right!, out!).build(), {
     applicationId,
     brokers: testBrokers(),
     defaultKeySerde: S,
     defaultValueSerde: S,
-    processingGuarantee: 'exactly_once',
+    processingGuarantee,
     commitIntervalMs: 200,
     maxTaskIdleMs: 1000,
     stateDir,
@@ -132,54 +138,58 @@ async function readOutput(out: string, count: (lines: string[]) => boolean): Pro
   return asLines(await readTopic(out, (rs) => count(asLines(rs)), { timeoutMs: 90_000, settleMs: 1_000 }));
 }
 
-describe('stream-stream left join on the broker (exactly_once)', () => {
-  it('writes, read_committed, exactly what the test driver gives for the same input', async () => {
-    const [left, right, out] = await Promise.all([
-      topics.create('ss-left', 2),
-      topics.create('ss-right', 2),
-      topics.create('ss-out', 2),
-    ]);
-    const records = input(600, Date.now() - 10 * 60_000);
-    const expected = await driverOutput(records, left, right, out);
-    expect(expected.filter(isNullJoin).length).toBeGreaterThan(10);
-    expect(expected.filter((l) => !isNullJoin(l)).length).toBeGreaterThan(50);
+describe('stream-stream left join on the broker', () => {
+  it.each(['exactly_once', 'at_least_once'] as const)(
+    '%s: writes, read_committed, exactly what the test driver gives for the same input',
+    async (guarantee) => {
+      const [left, right, out] = await Promise.all([
+        topics.create(`ss-left-${guarantee}`, 2),
+        topics.create(`ss-right-${guarantee}`, 2),
+        topics.create(`ss-out-${guarantee}`, 2),
+      ]);
+      const records = input(600, Date.now() - 10 * 60_000);
+      const expected = await driverOutput(records, left, right, out);
+      expect(expected.filter(isNullJoin).length).toBeGreaterThan(10);
+      expect(expected.filter((l) => !isNullJoin(l)).length).toBeGreaterThan(50);
 
-    await produceAll(records, { left, right });
-    const applicationId = uniqueName('ss-join-app');
-    topics.cleanUpPrefix(applicationId);
-    await startApp(applicationId, tempStateDir(), left, right, out);
-    const actual = await readOutput(out, (lines) => lines.length >= expected.length);
-    // Output partitions interleave the two tasks' records: compared as sorted lists.
-    expect(actual.sort()).toEqual(expected.sort());
+      await produceAll(records, { left, right });
+      const applicationId = uniqueName('ss-join-app');
+      topics.cleanUpPrefix(applicationId);
+      await startApp(applicationId, tempStateDir(), [left, right, out], guarantee);
+      const actual = await readOutput(out, (lines) => lines.length >= expected.length);
+      // Output partitions interleave the two tasks' records: compared as sorted lists.
+      expect(actual.sort()).toEqual(expected.sort());
 
-    // As Kafka Streams: the window stores' changelogs are not compacted (every record is its own
-    // entry) and kept a day past the store's retention; the shared store's is compacted.
-    const admin = testKafka().admin();
-    await admin.connect();
-    const changelog = (store: string) => `${applicationId}-${store}-changelog`;
-    const described = await admin.describeConfigs({
-      resources: ['KSTREAM-JOINTHIS-0000000004-store', 'KSTREAM-OUTERSHARED-0000000004-store'].map(
-        (store) => ({
-          type: 2,
-          name: changelog(store),
-          configNames: ['cleanup.policy', 'retention.ms'],
-        }),
-      ),
-      includeSynonyms: false,
-    });
-    await admin.disconnect();
-    const configs = Object.fromEntries(
-      described.resources.map((r) => [
-        r.resourceName,
-        Object.fromEntries(r.configEntries.map((e) => [e.configName, e.configValue])),
-      ]),
-    );
-    expect(configs[changelog('KSTREAM-JOINTHIS-0000000004-store')]).toEqual({
-      'cleanup.policy': 'delete',
-      'retention.ms': String(200 + 20 + 86_400_000),
-    });
-    expect(configs[changelog('KSTREAM-OUTERSHARED-0000000004-store')]?.['cleanup.policy']).toBe('compact');
-  }, 150_000);
+      // As Kafka Streams: the window stores' changelogs are not compacted (every record is its own
+      // entry) and kept a day past the store's retention; the shared store's is compacted.
+      const admin = testKafka().admin();
+      await admin.connect();
+      const changelog = (store: string) => `${applicationId}-${store}-changelog`;
+      const described = await admin.describeConfigs({
+        resources: ['KSTREAM-JOINTHIS-0000000004-store', 'KSTREAM-OUTERSHARED-0000000004-store'].map(
+          (store) => ({
+            type: 2,
+            name: changelog(store),
+            configNames: ['cleanup.policy', 'retention.ms'],
+          }),
+        ),
+        includeSynonyms: false,
+      });
+      await admin.disconnect();
+      const configs = Object.fromEntries(
+        described.resources.map((r) => [
+          r.resourceName,
+          Object.fromEntries(r.configEntries.map((e) => [e.configName, e.configValue])),
+        ]),
+      );
+      expect(configs[changelog('KSTREAM-JOINTHIS-0000000004-store')]).toEqual({
+        'cleanup.policy': 'delete',
+        'retention.ms': String(200 + 20 + 86_400_000),
+      });
+      expect(configs[changelog('KSTREAM-OUTERSHARED-0000000004-store')]?.['cleanup.policy']).toBe('compact');
+    },
+    150_000,
+  );
 
   it('restores both window stores and the shared store from their changelogs after a restart on a new state dir', async () => {
     const [left, right, out] = await Promise.all([
@@ -202,13 +212,13 @@ describe('stream-stream left join on the broker (exactly_once)', () => {
     const applicationId = uniqueName('ss-restart-app');
     topics.cleanUpPrefix(applicationId);
     await produceAll(half, { left, right });
-    const first = await startApp(applicationId, tempStateDir(), left, right, out);
+    const first = await startApp(applicationId, tempStateDir(), [left, right, out]);
     await readOutput(out, (lines) => lines.filter((l) => !isNullJoin(l)).length >= joinedInHalf);
     await first.close();
 
     // Records still waiting for a partner or for their window to close are only in the changelogs now.
     await produceAll(records.slice(200), { left, right });
-    await startApp(applicationId, tempStateDir(), left, right, out);
+    await startApp(applicationId, tempStateDir(), [left, right, out]);
     const actual = await readOutput(out, (lines) => lines.length >= expected.length);
     expect(actual.sort()).toEqual(expected.sort());
   }, 150_000);
