@@ -2,7 +2,6 @@
 // parent says when to start (after this process has loaded its modules) and when to stop (once
 // the output is complete); this process reports when it is running and what it used.
 import { rm } from 'node:fs/promises';
-import { handWrittenWordCount } from './handwritten.ts';
 import type { ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
 
 const args = JSON.parse(process.argv[2] ?? '') as ChildArgs;
@@ -19,6 +18,8 @@ interface App {
 
 async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { type: 'ready' }> }> {
   if (args.kind === 'kafkajs') {
+    // kafkajs as it comes: loaded here, never after @kstreams/core (see below).
+    const { handWrittenWordCount } = await import('./handwritten.ts');
     const hw = handWrittenWordCount(args);
     return {
       app: {
@@ -37,8 +38,9 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
       },
     };
   }
-  // Loaded only here: @kstreams/core changes how kafkajs groups a send's messages
-  // (kafka/producer-grouping.ts), and the hand-written baseline runs on kafkajs as it comes.
+  // Loaded only here, and before anything loads kafkajs: @kstreams/core changes how kafkajs
+  // groups a send's messages (kafka/producer-grouping.ts); the hand-written baseline keeps
+  // kafkajs as it comes.
   const { KafkaStreams } = await import('../../packages/core/src/index.ts');
   const { wordCountTopology } = await import('../../packages/examples/src/word-count/topology.ts');
   const { countTopology, windowedCountTopology } = await import('../windowed-count/topologies.ts');

@@ -231,7 +231,10 @@ public final class Differential {
         break;
       // End of sliding and session windows.
       default:
-        if (suppression(builder, name) || tableJoins(builder, name) || foreignKeyJoins(builder, name)) break;
+        if (suppression(builder, name)
+            || tableJoins(builder, name)
+            || foreignKeyJoins(builder, name)
+            || StreamJoins.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -499,12 +502,22 @@ public final class Differential {
 
   private static ArrayNode run(ObjectMapper json, JsonNode scenario) {
     ArrayNode out = json.createArrayNode();
-    try (TopologyTestDriver driver =
-        new TopologyTestDriver(topology(scenario.get("topology").asText()), config(), Instant.EPOCH)) {
+    Topology topology = topology(scenario.get("topology").asText());
+    if (scenario.path("describe").asBoolean(false)) {
+      // The topology's description as one more "record", compared like the others.
+      ObjectNode node = out.addObject();
+      node.put("topic", "describe()");
+      node.putNull("key");
+      node.put("value", topology.describe().toString());
+      node.put("timestamp", 0);
+    }
+    try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(), Instant.EPOCH)) {
       Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
-      // EmitStrategy.onWindowClose reads closed windows at most once a second of wall clock;
-      // kstreams reads whenever a window has closed (no throttle), so a second passes per record.
-      boolean emitOnClose = scenario.get("topology").asText().startsWith("emit-");
+      // EmitStrategy.onWindowClose reads closed windows at most once a second of wall clock, and
+      // so do left and outer stream-stream joins for their null-joins; kstreams reads whenever a
+      // window has closed (no throttle), so a second passes per record.
+      String topologyName = scenario.get("topology").asText();
+      boolean emitOnClose = topologyName.startsWith("emit-") || topologyName.startsWith("ss-");
       for (JsonNode record : scenario.get("inputs")) {
         String topic = record.get("topic").asText();
         TestInputTopic<String, String> input = inputs.computeIfAbsent(

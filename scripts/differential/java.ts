@@ -47,13 +47,21 @@ function ensureLibs(): string {
 
 function ensureClasses(source: string, libs: string): string {
   const program = basename(source, '.java');
-  const hash = createHash('sha256').update(KAFKA_VERSION).update(readFileSync(source)).digest('hex');
+  // Every Java file beside it may be compiled with it (javac's source path), so all count.
+  const dir = dirname(source);
+  const hash = createHash('sha256').update(KAFKA_VERSION).update(readFileSync(source));
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.java'))
+    .sort()) {
+    hash.update(file).update(readFileSync(join(dir, file)));
+  }
+  const digest = hash.digest('hex');
   const prefix = `classes-${program}-`;
-  const classes = join(cacheRoot, `${prefix}${hash.slice(0, 16)}`);
+  const classes = join(cacheRoot, `${prefix}${digest.slice(0, 16)}`);
   if (!existsSync(join(classes, `${program}.class`))) {
     const partial = `${classes}.${process.pid}.partial`;
     rmSync(partial, { recursive: true, force: true });
-    execFileSync('javac', ['-cp', join(libs, '*'), '-d', partial, source], {
+    execFileSync('javac', ['-cp', join(libs, '*'), '-sourcepath', dir, '-d', partial, source], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     settle(partial, classes);

@@ -27,7 +27,14 @@ export interface Scenario {
    * Topics to read after the input, in this order; keys are strings, values strings, longs or
    * (`hex`) their bytes in hex, for internal topics' wire formats.
    */
-  outputs: Array<{ topic: string; value: 'string' | 'long' | 'hex' }>;
+  outputs: Array<{
+    topic: string;
+    value: 'string' | 'long' | 'hex';
+    /** False: the records' timestamps are not compared (a plain store's changelog: kstreams stamps it with the commit's time). */
+    timestamps?: boolean;
+  }>;
+  /** Compare `topology.describe()` too: the text comes first, as a record of topic 'describe()'. */
+  describe?: boolean;
 }
 
 export interface ScenarioOutput {

@@ -15,7 +15,7 @@ export interface InternalTopicSpec {
   topic: string;
   numPartitions: number;
   compacted: boolean;
-  /** With `compacted`: also delete records older than this (a window store's changelog). */
+  /** Delete records older than this (a window store's changelog), compacted or not. */
   retentionMs?: number;
 }
 
@@ -142,7 +142,11 @@ export class StreamsAdmin {
 }
 
 function topicConfig(spec: InternalTopicSpec): Array<{ name: string; value: string }> {
-  if (!spec.compacted) return [{ name: 'cleanup.policy', value: 'delete' }];
+  if (!spec.compacted) {
+    const retention =
+      spec.retentionMs === undefined ? [] : [{ name: 'retention.ms', value: String(spec.retentionMs) }];
+    return [{ name: 'cleanup.policy', value: 'delete' }, ...retention];
+  }
   if (spec.retentionMs === undefined) return [{ name: 'cleanup.policy', value: 'compact' }];
   return [
     { name: 'cleanup.policy', value: 'compact,delete' },

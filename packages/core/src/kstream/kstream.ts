@@ -4,8 +4,9 @@ import type { FixedKeyProcessorSupplier, ProcessorSupplier } from '../processor/
 import type { TopicNameExtractor } from '../processor/topic-name-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { BranchedKStream } from './branched-kstream.ts';
-import { GlobalKTable } from './global-ktable.ts';
-import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
+import type { GlobalKTable } from './global-ktable.ts';
+import type { InternalStreamsBuilder, JoinRepartition } from './internals/internal-streams-builder.ts';
+import { dispatchJoin } from './internals/join-dispatch.ts';
 import {
   FilterProcessor,
   FixedKeyProcessorAdapter,
@@ -18,14 +19,20 @@ import {
   SelectKeyProcessor,
 } from './internals/kstream-processors.ts';
 import { TableSourceProcessor } from './internals/ktable-processors.ts';
-import { globalTableJoin, streamTableJoin } from './internals/stream-table-join.ts';
 import type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.ts';
+import type { JoinWindows } from './join-windows.ts';
 import type { KeyValue } from './key-value.ts';
 import { KGroupedStream } from './kgrouped-stream.ts';
 import { KTable } from './ktable.ts';
-import type { Grouped, Joined, Materialized, Named, Produced, Repartitioned } from './options.ts';
-
-type AnyJoiner = ValueJoinerWithKey<unknown, unknown, unknown, unknown>;
+import type {
+  Grouped,
+  Joined,
+  Materialized,
+  Named,
+  Produced,
+  Repartitioned,
+  StreamJoined,
+} from './options.ts';
 
 function splitNamedAndStores(args: ReadonlyArray<string | Named>): {
   name: string | undefined;
@@ -55,6 +62,9 @@ export class KStream<K, V> {
     /** @internal Whether the key may have changed since the last repartition. */
     readonly repartitionRequired: boolean,
   ) {}
+
+  /** @internal This stream's repartition for joins, once a join made one (Kafka Streams reuses it). */
+  joinRepartition: JoinRepartition | undefined;
 
   private next<KR, VR>(
     prefix: string,
@@ -281,8 +291,11 @@ export class KStream<K, V> {
    * or value, or without a row, gives nothing; the result keeps the record's key and timestamp. A
    * stream whose key changed is repartitioned first; the two inputs must be co-partitioned.
    * With a GlobalKTable, `keySelector` picks the table key and nothing is repartitioned.
-   * A joiner with three declared parameters (`joiner.length === 3`) is a ValueJoinerWithKey
-   * `(key, value, tableValue)`; otherwise a ValueJoiner `(value, tableValue)`.
+   * With another KStream and JoinWindows (Kafka Streams' stream-stream join): each record joins
+   * every record of the other side whose timestamp is within the window, either side triggering;
+   * the result has the larger timestamp of the two. A joiner with three declared parameters
+   * (`joiner.length === 3`) is a ValueJoinerWithKey `(key, value, otherValue)`; otherwise a
+   * ValueJoiner `(value, otherValue)`.
    */
   join<VT, VR>(
     table: KTable<K, VT>,
@@ -306,13 +319,26 @@ export class KStream<K, V> {
     joiner: ValueJoinerWithKey<K, V, VG, VR>,
     named?: Named,
   ): KStream<K, VR>;
-  join(table: KTable<K, unknown> | GlobalKTable<unknown, unknown>, ...rest: unknown[]): KStream<K, unknown> {
-    return this.tableJoin(table, rest, false);
+  join<VO, VR>(
+    otherStream: KStream<K, VO>,
+    joiner: ValueJoiner<V, VO, VR>,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
+  join<VO, VR>(
+    otherStream: KStream<K, VO>,
+    joiner: ValueJoinerWithKey<K, V, VO, VR>,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
+  join(other: KTable<K, unknown> | GlobalKTable<unknown, unknown> | KStream<K, unknown>, ...rest: unknown[]) {
+    return dispatchJoin(this, other, rest, { leftOuter: false, rightOuter: false });
   }
 
   /**
    * As join(), but a record without a row is joined with null (`joiner(value, null)`), and a
-   * record with a null key (and a value) is kept and joined with null (KIP-962).
+   * record with a null key (and a value) is kept and joined with null (KIP-962). With a stream,
+   * a record that joined nothing is joined with null once its window has closed (grace included).
    */
   leftJoin<VT, VR>(
     table: KTable<K, VT>,
@@ -336,29 +362,44 @@ export class KStream<K, V> {
     joiner: ValueJoinerWithKey<K, V, VG | null, VR>,
     named?: Named,
   ): KStream<K, VR>;
+  leftJoin<VO, VR>(
+    otherStream: KStream<K, VO>,
+    joiner: ValueJoiner<V, VO | null, VR>,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
+  leftJoin<VO, VR>(
+    otherStream: KStream<K, VO>,
+    joiner: ValueJoinerWithKey<K, V, VO | null, VR>,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
   leftJoin(
-    table: KTable<K, unknown> | GlobalKTable<unknown, unknown>,
+    other: KTable<K, unknown> | GlobalKTable<unknown, unknown> | KStream<K, unknown>,
     ...rest: unknown[]
-  ): KStream<K, unknown> {
-    return this.tableJoin(table, rest, true);
+  ) {
+    return dispatchJoin(this, other, rest, { leftOuter: true, rightOuter: false });
   }
 
-  private tableJoin(
-    table: KTable<K, unknown> | GlobalKTable<unknown, unknown>,
-    [first, second, third]: unknown[],
-    leftJoin: boolean,
-  ): KStream<K, unknown> {
-    if (table instanceof GlobalKTable) {
-      type Selector = (key: K, value: V) => unknown;
-      return globalTableJoin(this, table, first as Selector, second as AnyJoiner, third as Named, leftJoin);
-    }
-    return streamTableJoin(
-      this,
-      table,
-      first as AnyJoiner,
-      (second ?? {}) as Joined<K, V, unknown>,
-      leftJoin,
-    );
+  /**
+   * A stream-stream join in which both sides' records that found no partner within the window
+   * are joined with null, once their window has closed (`joiner(value, null)` for this side,
+   * `joiner(null, otherValue)` for the other).
+   */
+  outerJoin<VO, VR>(
+    otherStream: KStream<K, VO>,
+    joiner: ValueJoiner<V | null, VO | null, VR>,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
+  outerJoin<VO, VR>(
+    otherStream: KStream<K, VO>,
+    joiner: ValueJoinerWithKey<K, V | null, VO | null, VR>,
+    windows: JoinWindows,
+    streamJoined?: StreamJoined<K, V, VO>,
+  ): KStream<K, VR>;
+  outerJoin(other: KStream<K, unknown>, ...rest: unknown[]) {
+    return dispatchJoin(this, other, rest, { leftOuter: true, rightOuter: true });
   }
 
   /**

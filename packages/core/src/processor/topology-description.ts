@@ -1,4 +1,5 @@
 import type { InternalTopologyBuilder, NodeDef } from './internals/internal-topology-builder.ts';
+import { javaDescribeOrder, javaHashOrder } from './internals/java-describe-order.ts';
 
 export interface NodeDescription {
   readonly type: 'source' | 'processor' | 'sink';
@@ -27,7 +28,7 @@ export interface TopologyDescription {
 }
 
 export function describeTopology(builder: InternalTopologyBuilder): TopologyDescription {
-  const subtopologies = builder.subtopologyNodes().map((group) => describeSubtopology(builder, group));
+  const subtopologies = builder.subtopologyNodes().map((group) => describeSubtopology(group));
   return {
     subtopologies,
     toString: () => formatText(subtopologies),
@@ -35,49 +36,31 @@ export function describeTopology(builder: InternalTopologyBuilder): TopologyDesc
   };
 }
 
-function describeSubtopology(
-  builder: InternalTopologyBuilder,
-  group: { id: number; nodes: readonly NodeDef[] },
-): SubtopologyDescription {
-  const children = new Map<string, string[]>();
-  for (const node of group.nodes) children.set(node.name, builder.childrenOf(node.name));
-  const sizes = new Map<string, number>();
-  const sizeOf = (name: string): number => {
-    let size = sizes.get(name);
-    if (size === undefined) {
-      size = 1;
-      for (const child of children.get(name) ?? []) size += sizeOf(child);
-      sizes.set(name, size);
-    }
-    return size;
-  };
-  const byKafkaOrder = (a: string, b: string): number =>
-    sizeOf(b) - sizeOf(a) || (a < b ? -1 : a > b ? 1 : 0);
-
-  const nodes: NodeDescription[] = group.nodes.map((node) => {
-    const successors = [...(children.get(node.name) ?? [])].sort(byKafkaOrder);
+function describeSubtopology(group: { id: number; nodes: readonly NodeDef[] }): SubtopologyDescription {
+  // Kafka Streams' print order, replayed (see java-describe-order.ts).
+  const order = javaDescribeOrder(
+    group.nodes.map((n) => ({ name: n.name, parents: n.kind === 'source' ? [] : n.parents })),
+  );
+  const byName = new Map(group.nodes.map((n) => [n.name, n]));
+  const nodes: NodeDescription[] = order.nodes.map((name) => {
+    const node = byName.get(name)!;
+    const successors = order.successors.get(name) ?? [];
+    const predecessors = order.predecessors.get(name) ?? [];
     switch (node.kind) {
       case 'source':
-        return { type: 'source', name: node.name, predecessors: [], successors, topics: [...node.topics] };
+        return { type: 'source', name, predecessors: [], successors, topics: [...node.topics] };
       case 'processor':
-        return {
-          type: 'processor',
-          name: node.name,
-          predecessors: [...node.parents].sort(byKafkaOrder),
-          successors,
-          stores: [...node.stores],
-        };
+        return { type: 'processor', name, predecessors, successors, stores: javaHashOrder([...node.stores]) };
       default:
         return {
           type: 'sink',
-          name: node.name,
-          predecessors: [...node.parents].sort(byKafkaOrder),
+          name,
+          predecessors,
           successors: [],
           topic: typeof node.topic === 'string' ? node.topic : undefined,
         };
     }
   });
-  nodes.sort((a, b) => byKafkaOrder(a.name, b.name));
   return { id: group.id, nodes };
 }
 

@@ -388,7 +388,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
           specs.push({
             topic: store.changelogTopic,
             numPartitions: width,
-            compacted: true,
+            // A join's window store keys every record apart (Kafka Streams sets cleanup.policy=delete).
+            compacted: store.retainDuplicates !== true,
             // Kafka Streams' windowstore.changelog.additional.retention.ms: a day past the store's.
             ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs + ONE_DAY_MS }),
           });

@@ -33,6 +33,8 @@ export interface StoreBuilder<K = unknown, V = unknown> {
   /** Window and session stores: how long windows are kept (by stream time); window stores' size. */
   readonly retentionMs?: number;
   readonly windowSizeMs?: number;
+  /** A stream-stream join's window store: every put is its own entry, so its changelog is not compacted. */
+  readonly retainDuplicates?: boolean;
   /** Headers on each changelog value (Kafka Streams' suppression buffer marks its format, `v` = 3). */
   readonly changelogHeaders?: { readonly [name: string]: Buffer };
   withLoggingEnabled(): StoreBuilder<K, V>;

@@ -36,9 +36,11 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
     readonly timestamped: boolean,
   ) {
     const { retentionMs, windowSizeMs } = options;
-    if (!Number.isSafeInteger(windowSizeMs) || windowSizeMs <= 0)
+    // A stream-stream join with time difference 0 has windows of size 0, as in Kafka Streams.
+    const smallest = options.retainDuplicates === true ? 0 : 1;
+    if (!Number.isSafeInteger(windowSizeMs) || windowSizeMs < smallest)
       throw new ConfigError(
-        `Window store '${name}': the window size must be a positive number of ms, got ${windowSizeMs}`,
+        `Window store '${name}': the window size must be a ${smallest === 0 ? 'non-negative' : 'positive'} number of ms, got ${windowSizeMs}`,
       );
     if (!Number.isSafeInteger(retentionMs) || retentionMs < windowSizeMs)
       throw new ConfigError(
@@ -90,6 +92,7 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
       values,
       this.windowSizeMs,
       this.retainDuplicates,
+      this.retentionMs,
     );
   }
 }

@@ -45,10 +45,15 @@ export class TypedWindowStore<K, V> implements WindowStore<K, V> {
     readonly windowSizeMs: number,
     /** Kafka Streams' retainDuplicates (a stream-stream join's stores): every put adds an entry. */
     private readonly retainDuplicates = false,
+    /** Duplicates stores: fetches hide entries past retention at once, as Kafka Streams' do. */
+    private readonly retentionMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /** Not persisted, as in Kafka Streams: each put of a duplicates store takes the next one. */
   private seqnum = 0;
+  /** The largest timestamp put since the last rollback (the bytes store knows the committed ones). */
+  private pendingStreamTime = -1;
+  private seenRollbacks = 0;
 
   /** The same buffer through another value serde (a timestamped view). */
   withValueSerde<V2>(wrap: (valueSerde: StoreSerde<V>) => StoreSerde<V2>): TypedWindowStore<K, V2> {
@@ -59,13 +64,30 @@ export class TypedWindowStore<K, V> implements WindowStore<K, V> {
       wrap(this.valueSerde),
       this.windowSizeMs,
       this.retainDuplicates,
+      this.retentionMs,
     );
+  }
+
+  /**
+   * Kafka Streams' observed stream time of the store: the largest timestamp ever put, including
+   * puts still in the task's buffer (the segmented bytes store knows only committed ones).
+   */
+  private observedStreamTime(): number {
+    if (this.buffer.rollbackCount !== this.seenRollbacks) {
+      this.seenRollbacks = this.buffer.rollbackCount;
+      this.pendingStreamTime = -1;
+    }
+    const committed = (this.buffer.store as { observedStreamTime?: number }).observedStreamTime ?? -1;
+    return Math.max(committed, this.pendingStreamTime);
   }
 
   put(key: K, value: V | null, windowStart: number): void {
     if (this.retainDuplicates) {
       // A null value deletes nothing here: entries are told apart only by their seqnum.
       if (value === null || value === undefined) return;
+      this.observedStreamTime();
+      // Kafka Streams advances the store's stream time also by a put it then drops as expired.
+      this.pendingStreamTime = Math.max(this.pendingStreamTime, windowStart);
       this.seqnum = (this.seqnum + 1) & 0x7fffffff;
       const storeKey = WindowKeySchema.toStoreKey(this.keyBytes(key), windowStart, this.seqnum);
       this.buffer.put(storeKey, this.valueSerde.serialize(value));
@@ -105,6 +127,11 @@ export class TypedWindowStore<K, V> implements WindowStore<K, V> {
     to: number,
     backward: boolean,
   ): AsyncIterableIterator<WindowStoreEntry<V>> {
+    if (this.retainDuplicates) {
+      // A join must not see a record its store already expired, committed or not: Kafka Streams'
+      // segmented store fetches from max(from, observed stream time - retention + 1).
+      from = Math.max(from, this.observedStreamTime() - this.retentionMs + 1);
+    }
     if (to < from) return;
     const range = this.buffer.range(
       WindowKeySchema.lowerBound(keyBytes, from),

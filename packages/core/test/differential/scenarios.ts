@@ -9,6 +9,7 @@ import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
 import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
+import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
@@ -161,7 +162,11 @@ const topologies: Record<string, Build> = {
 
 export function ourTopology(name: string): Topology {
   const build =
-    topologies[name] ?? suppressTopologies[name] ?? joinTableTopologies[name] ?? joinFkTopologies[name];
+    topologies[name] ??
+    suppressTopologies[name] ??
+    joinTableTopologies[name] ??
+    joinFkTopologies[name] ??
+    joinStreamTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -366,4 +371,5 @@ export const scenarios: Scenario[] = [
   ...suppressScenarios,
   ...joinTableScenarios,
   ...joinFkScenarios,
+  ...joinStreamScenarios,
 ];

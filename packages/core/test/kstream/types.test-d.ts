@@ -1,5 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
+  JoinWindows,
   type KGroupedStream,
   type KGroupedTable,
   type KStream,
@@ -139,5 +140,53 @@ describe('windowedBy gives the windowed stream of its windows', () => {
         (_k, a, b) => a + b,
       ),
     ).toEqualTypeOf<KTable<Windowed<string>, number>>();
+  });
+});
+
+describe('stream-stream joins infer both value types and the result', () => {
+  const b = new StreamsBuilder();
+  const orders = b.stream('orders', { keySerde: Serdes.String(), valueSerde: Serdes.Json<Order>() });
+  const payments = b.stream('payments', { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
+  const windows = JoinWindows.ofTimeDifferenceWithNoGrace(10);
+
+  it('join: both values present; leftJoin: the other may be null; outerJoin: either', () => {
+    orders.join(
+      payments,
+      (order, paid) => {
+        expectTypeOf(order).toEqualTypeOf<Order>();
+        expectTypeOf(paid).toEqualTypeOf<number>();
+        return 0;
+      },
+      windows,
+    );
+    expectTypeOf(orders.join(payments, (o, p) => o.amount === p, windows)).toEqualTypeOf<
+      KStream<string, boolean>
+    >();
+    orders.leftJoin(
+      payments,
+      (order, paid) => {
+        expectTypeOf(order).toEqualTypeOf<Order>();
+        expectTypeOf(paid).toEqualTypeOf<number | null>();
+      },
+      windows,
+    );
+    orders.outerJoin(
+      payments,
+      (order, paid) => {
+        expectTypeOf(order).toEqualTypeOf<Order | null>();
+        expectTypeOf(paid).toEqualTypeOf<number | null>();
+      },
+      windows,
+    );
+    expectTypeOf(
+      orders.leftJoin(
+        payments,
+        (key: string, order: Order, paid: number | null) => `${key}${order.id}${paid}`,
+        windows,
+        {
+          name: 'orders-payments',
+        },
+      ),
+    ).toEqualTypeOf<KStream<string, string>>();
   });
 });

@@ -49,6 +49,7 @@ export interface ReadRecord {
   value: Buffer;
   partition: number;
   offset: number;
+  timestamp: number;
   headers: { [name: string]: Buffer | string | undefined };
 }
 
@@ -100,6 +101,7 @@ export async function readTopic(
             value: m.value ?? Buffer.alloc(0),
             partition: batch.partition,
             offset: Number(m.offset),
+            timestamp: Number(m.timestamp),
             headers: (m.headers ?? {}) as ReadRecord['headers'],
           });
         }

@@ -29,4 +29,24 @@ describe('window store with retainDuplicates (a stream-stream join store)', () =
     expect((await collect(store.fetch('k', 6, 10))).map((e) => e.value)).toEqual(['c']);
     await bytes.close();
   });
+
+  it("hides entries past retention from fetches at once, before the commit, as Kafka Streams' store does", async () => {
+    const bytes = inMemoryWindowBytesStore({ name: 'w', retentionMs: 20 });
+    await bytes.open();
+    const buffer = new TransactionalBuffer(bytes);
+    const store = new TypedWindowStore('w', buffer, Serdes.String(), Serdes.String(), 10, true, 20);
+    store.put('k', 'old', 5);
+    store.put('k', 'mid', 16);
+    expect((await collect(store.fetch('k', 0, 30))).map((e) => e.value)).toEqual(['old', 'mid']);
+    // Stream time 25: only timestamps above 25 - 20 are live; a null put moves nothing.
+    store.put('other', null, 100);
+    store.put('other', 'x', 25);
+    expect((await collect(store.fetch('k', 0, 30))).map((e) => e.value)).toEqual(['mid']);
+    buffer.rollback();
+    expect((await collect(store.fetch('k', 0, 30))).map((e) => e.value)).toEqual([]);
+    store.put('k', 'old', 5);
+    await buffer.commit();
+    expect((await collect(store.fetch('k', 0, 30))).map((e) => e.value)).toEqual(['old']);
+    await bytes.close();
+  });
 });

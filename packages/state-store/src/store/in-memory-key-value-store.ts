@@ -118,7 +118,8 @@ export class InMemoryKeyValueStore implements KeyValueBytesStore {
   }
 
   private remove(key: Buffer): void {
-    if (this.entries.delete(byteOrderKey(key))) this.index.noteRemoved();
+    const k = byteOrderKey(key);
+    if (this.entries.delete(k)) this.index.noteRemoved(k);
   }
 
   private requireOpen(): void {

@@ -8,20 +8,20 @@ import { compareStrings } from '../byte-order.ts';
 export class SortedKeyIndex {
   private sorted: string[] = [];
   private added: string[] = [];
-  private removedSinceMerge = 0;
+  private removed: string[] = [];
 
   add(key: string): void {
     this.added.push(key);
   }
 
-  noteRemoved(): void {
-    this.removedSinceMerge++;
+  noteRemoved(key: string): void {
+    this.removed.push(key);
   }
 
   clear(): void {
     this.sorted = [];
     this.added = [];
-    this.removedSinceMerge = 0;
+    this.removed = [];
   }
 
   /** The live keys with `from <= key <= to`, as a snapshot array. */
@@ -33,7 +33,24 @@ export class SortedKeyIndex {
   }
 
   private merge(isLive: (key: string) => boolean): void {
-    if (this.added.length === 0 && this.removedSinceMerge === 0) return;
+    if (this.added.length === 0 && this.removed.length === 0) return;
+    // A few changes since the last range (a store written a record at a time, read between
+    // writes: a stream-stream join's): placed by binary search rather than a pass over every key.
+    if (this.added.length + this.removed.length <= SPLICE_LIMIT) {
+      for (const key of this.removed) {
+        if (isLive(key)) continue;
+        const at = lowerBound(this.sorted, key);
+        if (this.sorted[at] === key) this.sorted.splice(at, 1);
+      }
+      for (const key of this.added) {
+        if (!isLive(key)) continue;
+        const at = lowerBound(this.sorted, key);
+        if (this.sorted[at] !== key) this.sorted.splice(at, 0, key);
+      }
+      this.added = [];
+      this.removed = [];
+      return;
+    }
     const added = this.added.sort(compareStrings);
     const old = this.sorted;
     const merged: string[] = [];
@@ -50,9 +67,12 @@ export class SortedKeyIndex {
     }
     this.sorted = merged;
     this.added = [];
-    this.removedSinceMerge = 0;
+    this.removed = [];
   }
 }
+
+/** Up to this many changes are spliced in one by one; more are merged in one pass. */
+const SPLICE_LIMIT = 32;
 
 function lowerBound(keys: readonly string[], target: string): number {
   let lo = 0;

@@ -7,7 +7,7 @@ import {
 } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import { type StoreBuilder, Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
-import { DropNullKeyProcessor } from './kstream-processors.ts';
+import { DropNullKeyProcessor, PassThroughProcessor } from './kstream-processors.ts';
 
 /**
  * What every DSL object holds: the shared processor graph and the name counter, so that
@@ -64,9 +64,11 @@ export class InternalStreamsBuilder {
    * Adds sink -> `<name>-repartition` -> source and returns the source's name. `dropNullKeys` adds
    * a filter in front: as in Kafka Streams, a record with a null key never reaches a repartition
    * topic (KIP-962 keeps them only where a left or outer join follows: the joins pass false).
-   * KTable.groupBy passes false: its mapper already skips them. `reserveFilterName`: a join's
-   * repartition takes the filter's generated name even without the filter, as Kafka Streams does,
-   * so that the names generated after it stay the same as Kafka Streams'.
+   * KTable.groupBy passes false: its mapper already skips them. `join`: a join's repartition as
+   * Kafka Streams builds it (createRepartitionedSource), so that describe() shows the same nodes:
+   * always a filter (passing null keys on for a left or outer join), and, when the topic's name is
+   * the user's rather than a generated node name, nodes `<topic>-sink`, `-filter` and `-source`
+   * (the generated names are still taken, so that later ones stay the same as Kafka Streams').
    */
   addRepartition(
     parent: string,
@@ -76,25 +78,73 @@ export class InternalStreamsBuilder {
       valueSerde: AnySerde | undefined;
       valueSerdeWrapper?: SerdeWrapper;
     },
-    dropNullKeys: boolean,
-    reserveFilterName = false,
+    dropNullKeys: boolean | (() => boolean),
+    join = false,
   ): string {
     const topic = `${topicBase}-repartition`;
-    const sinkName = this.newProcessorName('KSTREAM-SINK-');
+    let sinkName = this.newProcessorName('KSTREAM-SINK-');
+    const needsFilter = dropNullKeys === true || join;
+    let filterName = needsFilter ? this.newProcessorName('KSTREAM-FILTER-') : undefined;
+    let sourceName = this.newProcessorName('KSTREAM-SOURCE-');
+    if (join && !/^KSTREAM.*-[0-9]{10}$/.test(topicBase)) {
+      sinkName = `${topic}-sink`;
+      filterName = `${topic}-filter`;
+      sourceName = `${topic}-source`;
+    }
     let upstream = parent;
-    if (dropNullKeys) {
+    if (filterName !== undefined) {
       upstream = this.addProcessor(
-        this.newProcessorName('KSTREAM-FILTER-'),
-        () => new DropNullKeyProcessor(),
+        filterName,
+        () =>
+          (typeof dropNullKeys === 'function' ? dropNullKeys() : dropNullKeys)
+            ? new DropNullKeyProcessor()
+            : new PassThroughProcessor(),
         [parent],
       );
-    } else if (reserveFilterName) {
-      this.newProcessorName('KSTREAM-FILTER-');
     }
     this.topology.addInternalTopic(topic);
     this.topology.addSink(sinkName, topic, [upstream], serdes);
-    const sourceName = this.newProcessorName('KSTREAM-SOURCE-');
     this.topology.addSource(sourceName, [topic], serdes);
     return sourceName;
   }
+
+  /**
+   * Kafka Streams' repartitionForJoin: a re-keyed stream's repartition for a join, `<name>-repartition`
+   * with the join's name, else `<stream node>-repartition`. A stream repartitioned under its own
+   * node name keeps that repartition for its later joins (a self-join, or two joins of one
+   * re-keyed stream), as Kafka Streams keeps one repartition node per stream; the names a new one
+   * would have had are still taken. Null keys pass when any of those joins is a left or outer one
+   * (KIP-962); an inner join drops them itself.
+   */
+  repartitionForJoin(
+    stream: { readonly nodeName: string; joinRepartition?: JoinRepartition },
+    name: string | undefined,
+    serdes: { keySerde: AnySerde | undefined; valueSerde: AnySerde | undefined },
+    keepNullKeys: boolean,
+  ): string {
+    const existing = name === undefined ? stream.joinRepartition : undefined;
+    if (existing !== undefined) {
+      for (const prefix of ['KSTREAM-SINK-', 'KSTREAM-FILTER-', 'KSTREAM-SOURCE-'])
+        this.newProcessorName(prefix);
+      if (keepNullKeys) existing.filter.dropNullKeys = false;
+      return existing.source;
+    }
+    const filter = { dropNullKeys: !keepNullKeys };
+    const source = this.addRepartition(
+      stream.nodeName,
+      name ?? stream.nodeName,
+      serdes,
+      () => filter.dropNullKeys,
+      true,
+    );
+    if (name === undefined) stream.joinRepartition = { source, filter };
+    return source;
+  }
+}
+
+/** A stream's repartition for joins, shared by its later joins (see repartitionForJoin). */
+export interface JoinRepartition {
+  readonly source: string;
+  /** Read when the tasks are built, after every join had its say. */
+  readonly filter: { dropNullKeys: boolean };
 }

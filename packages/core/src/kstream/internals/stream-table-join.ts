@@ -31,15 +31,14 @@ export function streamTableJoin<K, V, VT, VR>(
   let parent = stream.nodeName;
   if (stream.repartitionRequired) {
     // KIP-962: a left join keeps records with a null key, so its repartition topic does too.
-    parent = builder.addRepartition(
-      parent,
-      joined.name ?? stream.nodeName,
+    parent = builder.repartitionForJoin(
+      stream,
+      joined.name,
       {
         keySerde: keySerde as AnySerde | undefined,
         valueSerde: (joined.valueSerde ?? stream.valueSerde) as AnySerde | undefined,
       },
-      !leftJoin,
-      true,
+      leftJoin,
     );
   }
   builder.topology.addCopartitionGroup([parent, table.nodeName]);

@@ -74,7 +74,12 @@ export interface SubtopologyInfo {
   sinkTopics: string[];
   repartitionSinkTopics: string[];
   /** `retentionMs`: a window or session store's, which its changelog keeps (plus a day) besides compacting. */
-  stores: Array<{ name: string; changelogTopic: string | null; retentionMs?: number }>;
+  stores: Array<{
+    name: string;
+    changelogTopic: string | null;
+    retentionMs?: number;
+    retainDuplicates?: boolean;
+  }>;
 }
 
 export function repartitionTopicName(applicationId: string, name: string): string {
@@ -320,6 +325,7 @@ export class InternalTopologyBuilder {
           name: store.name,
           changelogTopic: store.loggingEnabled ? changelogTopicName(applicationId, store.name) : null,
           ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs }),
+          ...(store.retainDuplicates === true ? { retainDuplicates: true } : {}),
         })),
       };
     });

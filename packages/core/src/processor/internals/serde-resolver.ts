@@ -9,6 +9,18 @@ export interface DefaultSerdes {
   defaultValueSerde?: Serde<unknown> | undefined;
 }
 
+/**
+ * A serde made of others, some of which may be missing until the config's defaults are known (a
+ * stream-stream join's shared store holds both sides' values): resolution completes it.
+ */
+export interface DefaultsAwareSerde extends Serde<unknown> {
+  withDefaults(defaults: DefaultSerdes): Serde<unknown>;
+}
+
+function isDefaultsAware(serde: Serde<unknown>): serde is DefaultsAwareSerde {
+  return typeof (serde as Partial<DefaultsAwareSerde>).withDefaults === 'function';
+}
+
 /** The node's or store's own serde, else the config's default; neither is a ConfigError naming the place. */
 export function resolveSerde(
   defaults: DefaultSerdes,
@@ -22,7 +34,9 @@ export function resolveSerde(
       ? part === 'key'
         ? defaults.defaultKeySerde
         : defaults.defaultValueSerde
-      : (withDefaultInner(serde, defaults.defaultKeySerde) as AnySerde);
+      : isDefaultsAware(serde)
+        ? (serde.withDefaults(defaults) as AnySerde)
+        : (withDefaultInner(serde, defaults.defaultKeySerde) as AnySerde);
   if (resolved === undefined) {
     const option = part === 'key' ? 'keySerde' : 'valueSerde';
     throw new ConfigError(
