@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { isFile } from './expected.ts';
 import { formatReport } from './format.ts';
 import { addOpsCommands } from './ops/commands.ts';
-import type { KafkaCall } from './security/explain.ts';
+import { clientConfig, type KafkaCall, kafkaCall } from './security/kafka-call.ts';
 import { addSecurityOptions, securityOf } from './security/options.ts';
 import { reportError } from './security/report.ts';
 import { VALUE_FORMATS, type ValueFormat } from './values.ts';
@@ -68,7 +68,7 @@ export async function runCli(
       topic,
       ...(typeof opts.against === 'string' && !isFile(opts.against) ? [opts.against] : []),
     ];
-    calls.current = {
+    calls.current = kafkaCall({
       command: 'verify',
       brokers: brokerList(opts.brokers),
       security,
@@ -82,10 +82,10 @@ export async function runCli(
         // Each read joins a group of its own, `kstreams-verify-<random>`.
         { resourceType: 'Group', name: 'kstreams-verify-', pattern: 'prefixed', operations: ['Read'] },
       ],
-    };
+    });
     const report = await verifyTopic({
       brokers: opts.brokers,
-      kafkaConfig: security.kafkaConfig,
+      kafkaConfig: clientConfig(calls.current),
       topic,
       expectSequences: opts.expectSequences === true,
       against: opts.against,

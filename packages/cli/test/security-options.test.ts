@@ -10,6 +10,7 @@ import { runCli } from '../src/index.ts';
 import { resolveClientSecurity } from '../src/security/client-security.ts';
 import { explainKafkaError } from '../src/security/explain.ts';
 import { parseJaas } from '../src/security/jaas.ts';
+import { kafkaCall } from '../src/security/kafka-call.ts';
 import { parseProperties } from '../src/security/properties.ts';
 
 const SECRET = 's3cret-Pa55=word';
@@ -278,7 +279,7 @@ describe('kstreams commands with security options', () => {
 
 describe('refusals, explained', () => {
   const security = resolveClientSecurity({ commandConfig: clientProperties }, {});
-  const call = {
+  const call = kafkaCall({
     command: 'lag',
     brokers: ['kafka-1:9094'],
     security,
@@ -290,7 +291,7 @@ describe('refusals, explained', () => {
         operations: ['Describe'],
       },
     ],
-  };
+  });
 
   it('a refused SASL login names where the credentials were set', () => {
     const e = explainKafkaError(
@@ -302,7 +303,9 @@ describe('refusals, explained', () => {
     );
     expect(e).toBeInstanceOf(AuthenticationError);
     expect(e?.message).toContain("refused user 'app' (SASL scram-sha-512)");
-    expect(e?.message).toContain(`Check the SASL user (sasl.jaas.config in ${clientProperties})`);
+    expect(e?.message).toContain(
+      `Check the SASL user and password (sasl.jaas.config in ${clientProperties})`,
+    );
     expect(e?.message).not.toContain(SECRET);
     expect(e?.message).not.toContain('\n');
   });

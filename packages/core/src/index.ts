@@ -23,6 +23,7 @@ export {
   TopologyError,
 } from './errors.ts';
 export { authorizationCode } from './kafka/authorization.ts';
+export { AuthorizationRefusals } from './kafka/refusals.ts';
 export * from './kstream/index.ts';
 export type {
   DeserializationExceptionHandler,

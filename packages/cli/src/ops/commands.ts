@@ -1,8 +1,7 @@
 // The operating commands on the `kstreams` program: reset, lag, describe.
 import { type Command, Option } from 'commander';
-import { Kafka, logLevel } from 'kafkajs';
-import type { ClientSecurity } from '../security/client-security.ts';
-import type { AclNeed, KafkaCall } from '../security/explain.ts';
+import { Kafka } from 'kafkajs';
+import { type AclNeed, clientConfig, type KafkaCall, kafkaCall } from '../security/kafka-call.ts';
 import { addSecurityOptions, securityOf } from '../security/options.ts';
 import { describeFile, loadTopology } from './describe.ts';
 import { formatLag, groupLag } from './lag.ts';
@@ -22,15 +21,13 @@ const list = (v: string) =>
 const defaultBrokers = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 
 async function withAdmin<T>(
-  brokers: string,
-  security: ClientSecurity,
+  call: KafkaCall,
   run: (admin: ReturnType<Kafka['admin']>) => Promise<T>,
 ): Promise<T> {
   const kafka = new Kafka({
     clientId: 'kstreams-cli',
-    brokers: list(brokers),
-    logLevel: logLevel.NOTHING,
-    ...security.kafkaConfig,
+    brokers: call.brokers,
+    ...clientConfig(call),
   });
   const admin = kafka.admin();
   await admin.connect();
@@ -115,7 +112,7 @@ export function addOpsCommands(
             ...s.stores.flatMap((st) => st.changelogTopic ?? []),
           ])
       : [];
-    calls.current = {
+    calls.current = kafkaCall({
       command: 'reset',
       brokers: list(opts.brokers),
       security,
@@ -124,9 +121,9 @@ export function addOpsCommands(
         [...opts.inputTopics, ...opts.intermediateTopics],
         opts.dryRun === true,
       ),
-    };
+    });
     try {
-      const lines = await withAdmin(opts.brokers, security, (admin) =>
+      const lines = await withAdmin(calls.current, (admin) =>
         resetApplication(admin, {
           applicationId: opts.applicationId,
           inputTopics: opts.inputTopics,
@@ -153,7 +150,7 @@ export function addOpsCommands(
   addSecurityOptions(lag).action(async (opts) => {
     const security = securityOf(opts, io.err, env);
     const id: string = opts.applicationId;
-    calls.current = {
+    calls.current = kafkaCall({
       command: 'lag',
       brokers: list(opts.brokers),
       security,
@@ -162,8 +159,8 @@ export function addOpsCommands(
         { resourceType: 'Topic', name: '<input topic>', pattern: 'literal', operations: ['Describe'] },
         { resourceType: 'Topic', name: `${id}-`, pattern: 'prefixed', operations: ['Describe'] },
       ],
-    };
-    const rows = await withAdmin(opts.brokers, security, (admin) => groupLag(admin, id));
+    });
+    const rows = await withAdmin(calls.current, (admin) => groupLag(admin, id));
     io.out(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : `${formatLag(rows)}\n`);
   });
   program

@@ -172,14 +172,23 @@ function build(settings: Map<Key, Setting>, ignored: string[]): ClientSecurity {
     kafkaConfig,
     ...(username !== undefined ? { username } : {}),
     settings: {
-      credentials: `the SASL user (${from('username', '--sasl-username')}), password (${from(
-        'password',
-        '--sasl-password-file',
-      )}) and mechanism (${from('mechanism', '--sasl-mechanism')})`,
+      credentials: credentialSources([
+        ['user', from('username', '--sasl-username')],
+        ['password', from('password', '--sasl-password-file')],
+        ['mechanism', from('mechanism', '--sasl-mechanism')],
+      ]),
       ca: `the CA certificate (${from('ca', '--ssl-ca FILE')})`,
     },
     ignored,
   };
+}
+
+/** "the SASL user and password (sasl.jaas.config in f) and mechanism (--sasl-mechanism)". */
+function credentialSources(parts: Array<[string, string]>): string {
+  const bySource = new Map<string, string[]>();
+  for (const [what, source] of parts) bySource.set(source, [...(bySource.get(source) ?? []), what]);
+  const groups = [...bySource].map(([source, whats]) => `${whats.join(' and ')} (${source})`);
+  return `the SASL ${groups.join(groups.length > 2 ? ', ' : ' and ').replace(/, (?=[^,]*$)/, ' and ')}`;
 }
 
 function sslOptions(ca: Setting | undefined): unknown {

@@ -8,23 +8,7 @@ import {
   authorizationCode,
   BrokerUnreachableError,
 } from '@kstreams/core';
-import type { ClientSecurity } from './client-security.ts';
-
-/** An ACL a command needs: kafka-acls' resource, name, pattern and operations. */
-export interface AclNeed {
-  resourceType: AclResourceType;
-  name: string;
-  pattern: 'literal' | 'prefixed';
-  operations: string[];
-}
-
-/** What a command was doing with Kafka: enough to explain a refusal. */
-export interface KafkaCall {
-  command: string;
-  brokers: string[];
-  security: ClientSecurity;
-  needs: AclNeed[];
-}
+import type { AclNeed, KafkaCall } from './kafka-call.ts';
 
 const RESOURCE_OF_CODE: Record<string, AclResourceType> = {
   TOPIC_AUTHORIZATION_FAILED: 'Topic',
@@ -46,6 +30,7 @@ const FLAG: Record<AclResourceType, string> = {
  */
 export function explainKafkaError(error: unknown, call: KafkaCall): Error | undefined {
   const { security, brokers } = call;
+  error = call.refusals.explain(error);
   const authn = AuthenticationError.from(
     error,
     brokers,

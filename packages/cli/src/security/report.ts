@@ -1,6 +1,7 @@
 // How a command's failure reaches the user: one line on stderr and the exit code.
 import { AuthenticationError, AuthorizationError } from '@kstreams/core';
-import { explainKafkaError, type KafkaCall } from './explain.ts';
+import { explainKafkaError } from './explain.ts';
+import type { KafkaCall } from './kafka-call.ts';
 import { SecurityOptionsError } from './options-error.ts';
 
 /** Prints `error` and returns the exit code: 1 for a refusal by the cluster, 2 otherwise. */
