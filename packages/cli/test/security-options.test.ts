@@ -334,4 +334,22 @@ describe('refusals, explained', () => {
     );
     expect(explainKafkaError(new Error('something else'), call)).toBeUndefined();
   });
+
+  it('no broker answering names the flag and the protocol it expected', () => {
+    const e = explainKafkaError(
+      {
+        name: 'KafkaJSNumberOfRetriesExceeded',
+        cause: {
+          name: 'KafkaJSConnectionError',
+          code: 'ECONNREFUSED',
+          message: 'Connection error: connect ECONNREFUSED',
+        },
+      },
+      call,
+    );
+    expect(e?.message).toBe(
+      'no Kafka broker answered at kafka-1:9094 (Connection error: connect ECONNREFUSED): check --brokers (or KAFKA_BROKERS), ' +
+        'and that they listen for SASL_SSL (--security-protocol, or security.protocol in --command-config)',
+    );
+  });
 });
