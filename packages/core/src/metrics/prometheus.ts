@@ -73,8 +73,11 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
   gauge(`${t}process_latency_max`, 'Largest ms per record of a fetched batch', ['thread_id'], (set) =>
     set(thread, r.process.max()),
   );
-  gauge(`${t}poll_rate`, 'Fetched batches handed to the thread per second', ['thread_id'], (set) =>
-    set(thread, r.poll.rate()),
+  gauge(
+    `${t}poll_rate`,
+    'Fetched batches handed to the thread per second (kafkajs polls inside its loop)',
+    ['thread_id'],
+    (set) => set(thread, r.poll.rate()),
   );
   counter(`${t}commit_total`, 'Commits of the thread (all its due tasks at once)', ['thread_id'], (set) =>
     set(thread, r.commit.total),

@@ -66,11 +66,17 @@ export class StreamsMetricsRecorder {
     return t;
   }
 
-  /** A fetched batch of one partition went through its task: `records` in `ms`. */
+  /**
+   * A fetched batch reached its running task. kafkajs polls inside its own loop and hands over
+   * one batch per partition, so Kafka Streams' poll-rate is counted in those hand-overs.
+   */
+  polled(): void {
+    if (this.enabled) this.poll.count();
+  }
+
+  /** One processing turn of a task: `records` in `ms`. */
   processed(taskId: string, records: number, ms: number): void {
-    if (!this.enabled) return;
-    this.poll.record();
-    if (records === 0) return;
+    if (!this.enabled || records === 0) return;
     this.process.record(records, ms);
     this.task(taskId).process.record(records);
   }

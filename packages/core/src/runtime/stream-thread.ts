@@ -182,6 +182,7 @@ export class StreamThread {
     // A seek is set only by this thread's own sections (which run one at a time), so a batch that
     // is not stale when it starts stays valid until we roll back, which ends the batch.
     if (batch.isStale()) return;
+    this.deps.recorder.polled();
     const group = rt.partitionGroup;
     const queue = group.queue(batch.topic, batch.partition);
     if (queue === undefined) return;
