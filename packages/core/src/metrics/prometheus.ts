@@ -188,6 +188,27 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     for (const state of APP_STATES) set({ state }, state === now ? 1 : 0);
   });
 
+  const n = 'kstreams_stream_processor_node_';
+  const nodeLabels = ['thread_id', 'task_id', 'processor_node_id'];
+  const perNode =
+    (value: (sensor: import('./sensor.ts').Sensor) => number): Read =>
+    (set) => {
+      for (const e of r.sourceNodes.values())
+        set({ ...thread, task_id: e.taskId, processor_node_id: e.node }, value(e.process));
+    };
+  counter(
+    `${n}process_total`,
+    'debug level: records processed by a source node',
+    nodeLabels,
+    perNode((x) => x.total),
+  );
+  gauge(
+    `${n}process_rate`,
+    'debug level: records per second processed by a source node',
+    nodeLabels,
+    perNode((x) => x.rate()),
+  );
+
   const st = 'kstreams_stream_state_';
   const storeLabels = ['thread_id', 'task_id', 'store_name'];
   for (const op of ['put', 'get', 'range', 'flush'] as const) {

@@ -47,6 +47,8 @@ export class StreamsMetricsRecorder {
   readonly restores = new Map<string, RestoreProgress>();
   /** Key `taskId\0storeName`. */
   readonly stores = new Map<string, { taskId: string; storeName: string; ops: StoreOperationMetrics }>();
+  /** Key `taskId\0node`: source nodes' process sensors (debug level). */
+  readonly sourceNodes = new Map<string, { taskId: string; node: string; process: Sensor }>();
   /** The log end offset of each input partition, from the last fetch that told it. */
   readonly highWatermarks = new Map<string, { topic: string; partition: number; offset: number }>();
   lastCommitMs = 0;
@@ -141,6 +143,18 @@ export class StreamsMetricsRecorder {
   restoreEnded(progress: RestoreProgress): void {
     progress.remaining = 0;
     progress.done = true;
+  }
+
+  /** Kafka Streams' processor-node process-rate/total, which it records for source nodes only. */
+  sourceNodeProcessed(taskId: string, node: string, records: number): void {
+    if (!this.debug || records === 0) return;
+    const key = `${taskId}\0${node}`;
+    let entry = this.sourceNodes.get(key);
+    if (entry === undefined) {
+      entry = { taskId, node, process: new Sensor() };
+      this.sourceNodes.set(key, entry);
+    }
+    entry.process.record(records);
   }
 
   /** Sensors of one store of one task; undefined below debug level, so that info costs nothing. */

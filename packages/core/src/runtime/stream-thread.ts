@@ -234,7 +234,10 @@ export class StreamThread {
       return await this.processRecords(rt, started, counter, heartbeat);
     } finally {
       // Recorded once per turn, not per record, so that metrics stay off the hot path.
-      if (counter.processed > 0) this.deps.recorder.processed(rt.id, counter.processed, Date.now() - from);
+      if (counter.processed > 0) {
+        this.deps.recorder.processed(rt.id, counter.processed, Date.now() - from);
+        rt.sourceNodes?.report();
+      }
     }
   }
 

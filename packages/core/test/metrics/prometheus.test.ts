@@ -121,7 +121,7 @@ describe('the Prometheus registry', () => {
     expect(s.count('kstreams_client_state')).toBe(7);
   });
 
-  it('reports store operations at debug level only, and nothing of the runtime when off', async () => {
+  it('reports store operations and source nodes at debug level only, and nothing of the runtime when off', async () => {
     const info = setup('info');
     expect(info.recorder.storeOperations('0_0', 'counts')).toBeUndefined();
     expect((await info.scrape()).count('kstreams_stream_state_put_rate')).toBe(0);
@@ -141,6 +141,13 @@ describe('the Prometheus registry', () => {
     expect(s.value('kstreams_stream_state_get_latency_max', store)).toBe(0.25);
     expect(s.value('kstreams_stream_state_range_latency_avg', store)).toBe(2);
     expect(s.value('kstreams_stream_state_flush_latency_max', store)).toBe(9);
+    debug.recorder.sourceNodeProcessed('1_2', 'KSTREAM-SOURCE-0000000006', 40);
+    const node = { task_id: '1_2', processor_node_id: 'KSTREAM-SOURCE-0000000006' };
+    const withNodes = await debug.scrape();
+    expect(withNodes.value('kstreams_stream_processor_node_process_total', node)).toBe(40);
+    expect(withNodes.value('kstreams_stream_processor_node_process_rate', node)).toBeCloseTo(40, 0);
+    info.recorder.sourceNodeProcessed('1_2', 'KSTREAM-SOURCE-0000000006', 40);
+    expect((await info.scrape()).count('kstreams_stream_processor_node_process_total')).toBe(0);
 
     const off = setup('off');
     off.recorder.polled();
