@@ -56,8 +56,12 @@ export function topicsForThisFile() {
     async create(prefix: string, numPartitions = 1): Promise<string> {
       const topic = uniqueName(prefix);
       const a = await getAdmin();
-      await a.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: true });
+      // kafkajs' own wait for leaders fails on the UNKNOWN_TOPIC_OR_PARTITION a KRaft broker may
+      // answer right after a create (seen in full runs); poll the metadata instead, as the
+      // runtime does for its internal topics.
+      await a.createTopics({ topics: [{ topic, numPartitions }], waitForLeaders: false });
       created.add(topic);
+      await waitForLeaders(a, topic, numPartitions);
       return topic;
     },
     /** Deletes, after the file, every topic and consumer group whose name starts with `prefix`. */
@@ -65,4 +69,19 @@ export function topicsForThisFile() {
       prefixes.add(prefix);
     },
   };
+}
+
+async function waitForLeaders(admin: Admin, topic: string, numPartitions: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      const partitions = topics[0]?.partitions ?? [];
+      if (partitions.length === numPartitions && partitions.every((p) => p.leader >= 0)) return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topic ${topic} has no leader for every partition after 30 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
