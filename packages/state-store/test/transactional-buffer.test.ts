@@ -253,3 +253,37 @@ describe('TransactionalBuffer size bound', () => {
     );
   });
 });
+
+describe('TransactionalBuffer.approximateNumEntries during a commit', () => {
+  it('does not count writes twice when a commit moves them into the store meanwhile', async () => {
+    const store = new InMemoryKeyValueStore('s');
+    await store.open();
+    let release: (() => void) | undefined;
+    const count = store.approximateNumEntries.bind(store);
+    // The store's count waits until the test lets it go, so a commit can run in between.
+    store.approximateNumEntries = async () => {
+      await new Promise<void>((r) => {
+        release = r;
+      });
+      return count();
+    };
+    const buffer = new TransactionalBuffer(store);
+    for (let i = 0; i < 10; i++) buffer.put(b(`k${i}`), b('v'));
+    const counting = buffer.approximateNumEntries();
+    await vi.waitFor(() => expect(release).toBeDefined());
+    await buffer.commit();
+    // The first count saw 10 buffered writes and now sees 10 stored ones too; it must count again
+    // (each count waits to be released).
+    const n = await Promise.race([
+      counting,
+      (async () => {
+        for (;;) {
+          release?.();
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })(),
+    ]);
+    expect(n).toBe(10);
+    await store.close();
+  });
+});

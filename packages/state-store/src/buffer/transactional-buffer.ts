@@ -77,6 +77,7 @@ export class TransactionalBuffer {
   /** Bumped by every write and rollback, so commit() can tell whether the buffer moved under it. */
   private generation = 0;
   private rollbacks = 0;
+  private commitsStarted = 0;
 
   constructor(store: KeyValueBytesStore, options: TransactionalBufferOptions = {}) {
     const max = options.maxUncommittedBytes ?? DEFAULT_MAX_UNCOMMITTED_BYTES;
@@ -152,13 +153,20 @@ export class TransactionalBuffer {
    * buffered delete of a key the store has removes one.
    */
   async approximateNumEntries(): Promise<number> {
-    let delta = 0;
-    for (const write of this.pending.values()) {
-      const inStore = this.store.get(write.key) !== undefined;
-      if (write.value !== null && !inStore) delta++;
-      else if (write.value === null && inStore) delta--;
+    for (;;) {
+      while (this.commitInFlight !== undefined) await this.commitInFlight.catch(() => {});
+      const commits = this.commitsStarted;
+      let delta = 0;
+      for (const write of this.pending.values()) {
+        const inStore = this.store.get(write.key) !== undefined;
+        if (write.value !== null && !inStore) delta++;
+        else if (write.value === null && inStore) delta--;
+      }
+      const stored = await this.store.approximateNumEntries();
+      // A commit during the count moved buffered writes into the store: they were counted twice
+      // (seen with a global store, whose thread commits while a query counts). Count again.
+      if (this.commitsStarted === commits) return Math.max(0, stored + delta);
     }
-    return Math.max(0, (await this.store.approximateNumEntries()) + delta);
   }
 
   hasPendingChanges(): boolean {
@@ -181,6 +189,7 @@ export class TransactionalBuffer {
     // PendingWrite objects already have the ChangelogRecord shape and are never mutated.
     const committing: ChangelogRecord[] = [...this.pending.values()];
     const generation = this.generation;
+    this.commitsStarted++;
     const done = this.store.writeBatch(committing);
     this.commitInFlight = done;
     try {
