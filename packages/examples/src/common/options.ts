@@ -370,3 +370,35 @@ export function parseOrExit<T>(command: string, parse: () => T | 'help', usage =
     process.exit(2);
   }
 }
+
+/**
+ * Whole-number flags of a data generator (`--orders 5000`), each from 1 to its `max`, else its
+ * default. Throws UsageError naming the flag, or the flags it takes.
+ */
+export function parseWholeNumberFlags<N extends string>(
+  argv: readonly string[],
+  flags: Record<N, { fallback: number; max: number }>,
+): Record<N, number> {
+  const names = Object.keys(flags) as N[];
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+    }) as { values: Record<string, string | undefined> });
+  } catch (error) {
+    const list = names.map((n) => `--${n} <n>`);
+    const takes = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
+    throw new UsageError(`${(error as Error).message.split('\n')[0]}; the generator takes ${takes}`);
+  }
+  const parsed = {} as Record<N, number>;
+  for (const n of names) {
+    const { fallback, max } = flags[n];
+    const raw = values[n];
+    if (raw !== undefined && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max))
+      throw new UsageError(`--${n} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`);
+    parsed[n] = raw === undefined ? fallback : Number(raw);
+  }
+  return parsed;
+}
