@@ -96,6 +96,18 @@ describe('PartitionGroup', () => {
     expect(g.readyToProcess(9_000)).toBe(true);
   });
 
+  it('restartWaits: a wait begun before a rebalance starts again', () => {
+    const g = group(500);
+    fill(g, A, [[0, 10]]);
+    g.updateEndOffset(A.topic, A.partition, 1);
+    g.updateEndOffset(B.topic, B.partition, 0);
+    expect(g.readyToProcess(100)).toBe(false);
+    g.restartWaits();
+    expect(g.readyToProcess(700)).toBe(false);
+    expect(g.readyToProcess(1_199)).toBe(false);
+    expect(g.readyToProcess(1_200)).toBe(true);
+  });
+
   it('maxTaskIdleMs 0: a caught-up empty partition does not hold the others', () => {
     const g = group(0);
     fill(g, A, [[0, 10]]);

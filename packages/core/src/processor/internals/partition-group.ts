@@ -134,6 +134,12 @@ export class PartitionGroup {
     return { record, queue };
   }
 
+  /** Every wait starts again now (after a rebalance, in which nothing was fetched). */
+  restartWaits(): void {
+    this.idleSince.clear();
+    this.fetchWaitSince.clear();
+  }
+
   /** After a rollback: every queue empty again, fetching from the given positions. */
   clear(positions: ReadonlyArray<{ topic: string; partition: number; offset: number }>): void {
     for (const p of positions) this.queue(p.topic, p.partition)?.clear(p.offset);
