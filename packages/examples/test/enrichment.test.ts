@@ -4,6 +4,7 @@ import { type Serde, Serdes } from '@kstreams/core';
 import { TopologyTestDriver } from '@kstreams/core/testing';
 import { describe, expect, it } from 'vitest';
 import { generateShop, type Shop, type ShopEvent } from '../src/enrichment/generator.ts';
+import { parseEnrichmentArgs, parseShopArgs } from '../src/enrichment/options.ts';
 import { enrichmentTopics, enrichmentTopology, MINUTE_MS, serdes } from '../src/enrichment/topology.ts';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -104,6 +105,29 @@ describe('enrichment topology', () => {
   it('rejects an order without an amount, saying what it needs', () => {
     expect(() => serdes.order.deserialize(Buffer.from('{"customerId":"c-1","productId":"p-1"}'))).toThrow(
       /an order needs a number "amount" field, e\.g\. \{"customerId"/,
+    );
+  });
+
+  it('takes topic prefixes and the shop flags, saying what is wrong', () => {
+    expect(parseEnrichmentArgs([], {})).toMatchObject({
+      applicationId: 'enrichment',
+      input: 'shop',
+      output: 'shop-out',
+    });
+    expect(enrichmentTopics('shop', 'shop-out')).toEqual({
+      orders: 'shop-orders',
+      payments: 'shop-payments',
+      customers: 'shop-customers',
+      products: 'shop-products',
+      enriched: 'shop-out-enriched-orders',
+      status: 'shop-out-order-status',
+    });
+    expect(parseShopArgs(['--orders', '300'])).toEqual({ orders: 300, customers: 200, seed: 42 });
+    expect(() => parseShopArgs(['--orders', '0'])).toThrow(
+      '--orders must be a whole number from 1 to 1000000, got "0"',
+    );
+    expect(() => parseShopArgs(['--users', '2'])).toThrow(
+      /takes --orders <n>, --customers <n> and --seed <n>/,
     );
   });
 

@@ -53,13 +53,15 @@ export function isRight(check: OutputCheck, allowDuplicates = false): boolean {
   );
 }
 
+/** The first three of a list, for a one-line report. */
+export const few = (list: readonly unknown[]) =>
+  list
+    .slice(0, 3)
+    .map((x) => (typeof x === 'string' ? x : JSON.stringify(x)))
+    .join(', ');
+
 /** One line on what is wrong, with a few examples of each kind. */
 export function describeCheck(check: OutputCheck, what = 'records'): string {
-  const few = (list: readonly unknown[]) =>
-    list
-      .slice(0, 3)
-      .map((x) => (typeof x === 'string' ? x : JSON.stringify(x)))
-      .join(', ');
   const parts = [
     check.missing.length > 0 && `${check.missing.length} ${what} missing (${few(check.missing)})`,
     check.duplicated.length > 0 &&
