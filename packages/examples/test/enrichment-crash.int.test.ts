@@ -84,6 +84,8 @@ async function crashRun(
         guarantee,
       );
       args.push('--state-dir', join(stateRoot, `${applicationId}-${i}`), '--partitions', String(PARTITIONS));
+      // A killed instance's tasks move after its session times out: sooner than the default 10 s.
+      args.push('--session-timeout-ms', '6000');
       if (guarantee === 'at_least_once') args.push('--commit-interval-ms', '1000');
       instances[i] = startInstance(script, args, ports[i]!, `${applicationId}-${i}`);
     };

@@ -15,6 +15,8 @@ export interface AppOptions {
   stateDir?: string;
   /** Unset: core's default for the guarantee (100 ms exactly_once, 30 s at_least_once). */
   commitIntervalMs?: number;
+  /** Unset: core's default (10 s): how soon the group notices a member that died without leaving. */
+  sessionTimeoutMs?: number;
   /** HTTP port for interactive queries; 0 picks a free one. */
   port: number;
   /** The host other instances use to reach this one (the `host` of `applicationServer`). */
@@ -141,6 +143,12 @@ function specs(app: AppDefaults) {
       env: 'COMMIT_INTERVAL_MS',
       help: 'commit interval (default: 100 under exactly_once, 30000 under at_least_once)',
       parse: integer(1, 24 * 3600 * 1000, 'a number of milliseconds'),
+    } satisfies FlagSpec<number>,
+    sessionTimeoutMs: {
+      flag: '--session-timeout-ms',
+      env: 'SESSION_TIMEOUT_MS',
+      help: 'how soon the group notices an instance that died without leaving (default: 10000; brokers allow 6000 and up)',
+      parse: integer(1_000, 3_600_000, 'a number of milliseconds'),
     } satisfies FlagSpec<number>,
     port: {
       flag: '--port',
@@ -313,6 +321,7 @@ export function parseAppArgs(
     guarantee: read('guarantee') as ProcessingGuarantee,
     stateDir: read('stateDir') as string | undefined,
     commitIntervalMs: read('commitIntervalMs') as number | undefined,
+    sessionTimeoutMs: read('sessionTimeoutMs') as number | undefined,
     port: read('port') as number,
     host: read('host') as string,
     partitions: read('partitions') as number,

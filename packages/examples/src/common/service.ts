@@ -99,6 +99,9 @@ export async function startService<Q>(
       ...spec.streamsConfig,
       ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
       ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
+      ...(options.sessionTimeoutMs !== undefined && {
+        consumer: { sessionTimeoutMs: options.sessionTimeoutMs },
+      }),
     });
   let app: KafkaStreams;
   let partitions: number;
