@@ -1,8 +1,9 @@
-// Stream-stream join benchmark: records of two topics (alternating left and right, stream time
+// Join benchmark: records of two topics (alternating left and right, stream time
 // +1 ms per record, 1,000 keys: a left record's partner comes 1 ms later with the same key, except
 // for one in ten, which stays unmatched and is null-joined by the left join once its window (100
 // ms, grace 20 ms) has closed) through the TopologyTestDriver, joined (inner and left) against the
-// same records through a plain mapValues per topic, in the same run: records per CPU-second,
+// same records through a plain mapValues per topic, and a stream-table join (the right topic as a
+// table that the left records look up), in the same run: records per CPU-second,
 // median of interleaved rounds, and the ratios. The driver commits after every record, so the
 // stores' commits and changelog records cost per record here.
 import { JoinWindows, Serdes, StreamsBuilder } from '../packages/core/src/index.ts';
@@ -13,13 +14,18 @@ const ROUNDS = 3;
 const KEYS = 1_000;
 const S = Serdes.String();
 
-type Variant = 'mapValues' | 'join' | 'leftJoin';
+type Variant = 'mapValues' | 'join' | 'leftJoin' | 'tableJoin';
 
 function topology(variant: Variant) {
   const builder = new StreamsBuilder();
   const left = builder.stream('left', { keySerde: S, valueSerde: S });
-  const right = builder.stream('right', { keySerde: S, valueSerde: S });
   const produced = { keySerde: S, valueSerde: S };
+  if (variant === 'tableJoin') {
+    const table = builder.table<string, string>('right', { keySerde: S, valueSerde: S });
+    left.join(table, (l, r) => `${l}+${r}`).to('out', produced);
+    return builder.build();
+  }
+  const right = builder.stream('right', { keySerde: S, valueSerde: S });
   if (variant === 'mapValues') {
     left.mapValues((v) => `${v}+`).to('out', produced);
     right.mapValues((v) => `+${v}`).to('out', produced);
@@ -55,9 +61,9 @@ async function run(variant: Variant): Promise<{ perCpuSecond: number; outputs: n
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-const variants: Variant[] = ['mapValues', 'join', 'leftJoin'];
-const rates: Record<Variant, number[]> = { mapValues: [], join: [], leftJoin: [] };
-const outputs: Record<Variant, number> = { mapValues: 0, join: 0, leftJoin: 0 };
+const variants: Variant[] = ['mapValues', 'tableJoin', 'join', 'leftJoin'];
+const rates: Record<Variant, number[]> = { mapValues: [], tableJoin: [], join: [], leftJoin: [] };
+const outputs: Record<Variant, number> = { mapValues: 0, tableJoin: 0, join: 0, leftJoin: 0 };
 for (const variant of variants) await run(variant); // warm-up
 for (let round = 0; round < ROUNDS; round++) {
   for (const variant of variants) {

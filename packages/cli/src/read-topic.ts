@@ -40,7 +40,12 @@ export async function readCommitted(options: ReadOptions): Promise<RawRecord[]> 
   try {
     const topics = await admin.listTopics();
     if (!topics.includes(topic))
-      throw new Error(`topic "${topic}" does not exist on ${options.brokers.join(',')}`);
+      throw new Error(
+        `topic "${topic}" does not exist on ${options.brokers.join(',')}${
+          // With ACLs, a topic the user may not Describe is left out of the list.
+          options.kafkaConfig?.sasl ? ', or the user may not Describe it' : ''
+        }`,
+      );
     ends = new Map((await admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)]));
   } finally {
     await admin.disconnect();
@@ -55,33 +60,40 @@ export async function readCommitted(options: ReadOptions): Promise<RawRecord[]> 
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       let lastRecordAt = Date.now();
-      const done = () => {
+      const finish = (error?: unknown) => {
         clearInterval(timer);
-        resolve();
+        if (error === undefined) resolve();
+        else reject(error);
       };
+      // A consumer that cannot join (its group refused, say) reads nothing: that is a failure,
+      // never an empty, clean topic.
+      consumer.on(consumer.events.CRASH, ({ payload }) => finish(payload.error));
       const allReached = () => [...ends].every(([p, end]) => end === 0 || (reached.get(p) ?? -1) + 1 >= end);
       const started = Date.now();
       const timer = setInterval(() => {
-        if (allReached() || Date.now() - lastRecordAt >= idleMs || Date.now() - started >= timeoutMs) done();
+        if (allReached() || Date.now() - lastRecordAt >= idleMs || Date.now() - started >= timeoutMs)
+          finish();
       }, 50);
-      void consumer.run({
-        autoCommit: false,
-        eachBatch: async ({ batch }) => {
-          for (const m of batch.messages) {
-            const offset = Number(m.offset);
-            records.push({
-              key: m.key?.toString() ?? '',
-              value: m.value,
-              partition: batch.partition,
-              offset,
-            });
-            reached.set(batch.partition, offset);
-          }
-          if (batch.messages.length > 0) lastRecordAt = Date.now();
-        },
-      });
+      consumer
+        .run({
+          autoCommit: false,
+          eachBatch: async ({ batch }) => {
+            for (const m of batch.messages) {
+              const offset = Number(m.offset);
+              records.push({
+                key: m.key?.toString() ?? '',
+                value: m.value,
+                partition: batch.partition,
+                offset,
+              });
+              reached.set(batch.partition, offset);
+            }
+            if (batch.messages.length > 0) lastRecordAt = Date.now();
+          },
+        })
+        .catch(finish);
     });
   } finally {
     await consumer.disconnect();

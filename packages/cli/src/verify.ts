@@ -19,7 +19,7 @@ export interface VerifyOptions {
   maxExamples?: number;
 }
 
-const brokerList = (b: string[] | string) =>
+export const brokerList = (b: string[] | string) =>
   (Array.isArray(b) ? b : b.split(',')).map((s) => s.trim()).filter((s) => s.length > 0);
 
 export function decodeRecords(raw: RawRecord[], format: ValueFormat = 'auto'): CheckedRecord[] {

@@ -158,6 +158,11 @@ export class AuthenticationError extends StreamsError {
     error: unknown,
     brokers: readonly string[],
     sasl: { mechanism?: unknown; username?: unknown } | undefined,
+    /** What the user sets, in the caller's terms (the CLI names its flags and files). */
+    settings: { credentials: string; ca: string } = {
+      credentials: '"sasl.username", "sasl.password" and "sasl.mechanism"',
+      ca: '"ssl.ca"',
+    },
   ): AuthenticationError | undefined {
     for (
       let e = error as ErrorLike | undefined;
@@ -169,13 +174,13 @@ export class AuthenticationError extends StreamsError {
         const who = typeof sasl?.username === 'string' ? `user '${sasl.username}'` : 'the SASL user';
         return new AuthenticationError(
           `The brokers at ${brokers.join(',')} refused ${who} (SASL ${String(sasl?.mechanism ?? '')}): ${e.message}. ` +
-            'Check "sasl.username", "sasl.password" and "sasl.mechanism" against the user on the cluster.',
+            `Check ${settings.credentials} against the user on the cluster.`,
           { cause: error },
         );
       }
       if (e.code !== undefined && TLS_CODES.has(e.code))
         return new AuthenticationError(
-          `TLS with the brokers at ${brokers.join(',')} failed: ${e.code} (${e.message}). Set "ssl.ca" to the ` +
+          `TLS with the brokers at ${brokers.join(',')} failed: ${e.code} (${e.message}). Set ${settings.ca} to the ` +
             "certificate of the CA that signed the brokers' certificates, and connect by a name or address the certificates list.",
           { cause: error },
         );

@@ -1,4 +1,6 @@
 export type { ErrorsConfig } from './config/exception-handler-config.ts';
+// The ssl/sasl checks and the refusal codes, for tools that build their own clients (the CLI).
+export { resolveSasl, resolveSsl } from './config/security-config.ts';
 export type {
   ConsumerConfig,
   MetricsRecordingLevel,
@@ -20,6 +22,8 @@ export {
   StreamsError,
   TopologyError,
 } from './errors.ts';
+export { authorizationCode } from './kafka/authorization.ts';
+export { AuthorizationRefusals } from './kafka/refusals.ts';
 export * from './kstream/index.ts';
 export type {
   DeserializationExceptionHandler,

@@ -1,10 +1,11 @@
 import type { KafkaStreams } from '@kstreams/core';
 import { type KeyQueryMetadata, partitionForKey, type ReadOnlyKeyValueStore, Serdes } from '@kstreams/core';
+import { FORWARDED_HEADER } from '@kstreams/http';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../../../scripts/test/free-port.ts';
 import { createLogger } from '../src/common/logger.ts';
 import { buildQueryServer, startQueryServer } from '../src/word-count/http-server.ts';
 import {
-  FORWARDED_HEADER,
   type PeerClient,
   probeKeys,
   type QueryableStreams,
@@ -25,6 +26,7 @@ function fakeApp(
   localPartitions: number[],
   owners: Record<number, string | undefined> = {},
   state = 'RUNNING',
+  self = 'self:1',
 ): QueryableStreams {
   const store: ReadOnlyKeyValueStore<string, number> = {
     get: (key) => counts[key],
@@ -38,11 +40,12 @@ function fakeApp(
   };
   return {
     state,
+    config: { applicationServer: self },
     store: (() => store) as QueryableStreams['store'],
     async queryMetadataForKey<K>(_store: string, key: K): Promise<KeyQueryMetadata> {
       const partition = partitionOf(key as string);
       const local = localPartitions.includes(partition);
-      return { partition, taskId: `1_${partition}`, local, host: local ? 'self:1' : owners[partition] };
+      return { partition, taskId: `1_${partition}`, local, host: local ? self : owners[partition] };
     },
   } as QueryableStreams;
 }
@@ -62,6 +65,22 @@ function recordingPeer(replies: (host: string, path: string) => Reply) {
 }
 
 const all = [0, 1, 2, 3];
+
+/** A word-count server on a free port over the app that `appAt` makes for its `host:port`. */
+async function listening(appAt: (self: string) => QueryableStreams) {
+  let app: QueryableStreams | undefined;
+  let queries: WordCountQueries | undefined;
+  const server = await startQueryServer(
+    0,
+    () => queries,
+    () => app as unknown as KafkaStreams,
+    silent,
+  );
+  const host = `127.0.0.1:${server.port}`;
+  app = appAt(host);
+  queries = new WordCountQueries(app, { self: host, partitions: PARTITIONS });
+  return { host, close: () => server.close() };
+}
 const silent = createLogger('silent', { name: 'test', tty: false });
 
 /** One request through the server's routes (fastify's inject: no socket). */
@@ -70,7 +89,7 @@ async function route(
   method: 'GET' | 'POST',
   url: string,
   headers: Record<string, string> = {},
-  app?: QueryableStreams,
+  app: QueryableStreams = q.app,
 ): Promise<Reply> {
   const server = await buildQueryServer(
     () => q,
@@ -127,65 +146,77 @@ describe('GET /counts/:word', () => {
     expect((await route(q, 'GET', '/counts/%E0%A4%A')).status).toBe(400);
   });
 
-  it('forwards to the instance that owns the word, marking the request as forwarded', async () => {
+  it('forwards to the instance that owns the word (@kstreams/http), which answers from its store', async () => {
     const word = wordIn(2);
-    const { peer, calls } = recordingPeer(() => ({
-      status: 200,
-      body: { word, count: 41, host: 'other:2' },
-    }));
-    const q = new WordCountQueries(fakeApp({}, [0, 1], { 2: 'other:2', 3: 'other:2' }), {
-      self: 'self:1',
-      partitions: PARTITIONS,
-      peer,
-    });
-    expect(await route(q, 'GET', `/counts/${word}`)).toEqual({
-      status: 200,
-      body: { word, count: 41, host: 'other:2' },
-    });
-    expect(calls).toEqual([`other:2/counts/${word}`]);
+    const owner = await listening((self) => fakeApp({ [word]: 41 }, [2, 3], {}, 'RUNNING', self));
+    try {
+      const q = new WordCountQueries(fakeApp({}, [0, 1], { 2: owner.host, 3: owner.host }), {
+        self: 'self:1',
+        partitions: PARTITIONS,
+      });
+      expect(await route(q, 'GET', `/counts/${word.toUpperCase()}`)).toEqual({
+        status: 200,
+        body: { word, count: 41, partition: 2, host: owner.host },
+      });
+      // The owner's 404 comes back as it is.
+      expect(await route(q, 'GET', `/counts/${wordIn(3)}`)).toMatchObject({
+        status: 404,
+        body: { error: 'not_found', word: wordIn(3), host: owner.host },
+      });
+    } finally {
+      await owner.close();
+    }
   });
 
-  it('passes the owner’s 404 through, and a dead owner becomes a 502', async () => {
+  it('a forwarded request is never forwarded again, and a dead owner becomes a 502', async () => {
     const word = wordIn(3);
-    const notFound = recordingPeer(() => ({ status: 404, body: { error: 'not_found' } }));
-    const q1 = new WordCountQueries(fakeApp({}, [0], { 3: 'other:2' }), {
-      self: 'self:1',
-      partitions: PARTITIONS,
-      peer: notFound.peer,
-    });
-    expect((await route(q1, 'GET', `/counts/${word}`)).status).toBe(404);
-    const q2 = new WordCountQueries(fakeApp({}, [0], { 3: 'other:2' }), {
-      self: 'self:1',
-      partitions: PARTITIONS,
-      peer: async () => {
-        throw new Error('connect ECONNREFUSED');
-      },
-    });
-    const reply = await route(q2, 'GET', `/counts/${word}`);
+    // The "owner" has lost partition 3 to a third instance in between: it answers 503, not a hop.
+    const moved = await listening((self) => fakeApp({}, [2], { 3: 'third:3' }, 'RUNNING', self));
+    try {
+      const q = new WordCountQueries(fakeApp({}, [0], { 3: moved.host }), {
+        self: 'self:1',
+        partitions: PARTITIONS,
+      });
+      const reply = await route(q, 'GET', `/counts/${word}`);
+      expect(reply.status).toBe(503);
+      expect((reply.body as { message: string }).message).toMatch(/^task 1_3 \(partition 3\) of 'counts'/);
+    } finally {
+      await moved.close();
+    }
+    const dead = `127.0.0.1:${await freePort()}`;
+    const q = new WordCountQueries(fakeApp({}, [0], { 3: dead }), { self: 'self:1', partitions: PARTITIONS });
+    const reply = await route(q, 'GET', `/counts/${word}`);
     expect(reply.status).toBe(502);
-    expect((reply.body as { message: string }).message).toBe(
-      `the instance at other:2 did not answer /counts/${word}: connect ECONNREFUSED`,
+    expect((reply.body as { message: string }).message).toMatch(
+      new RegExp(`^the instance at ${dead} did not answer: `),
     );
   });
 
-  it('never forwards twice: a forwarded request for a word owned elsewhere, or owned by nobody, is a 503', async () => {
+  it('a request marked as forwarded, or a word owned by nobody, is a 503 with retry-after', async () => {
     const word = wordIn(3);
-    const { peer, calls } = recordingPeer(() => ({ status: 200, body: {} }));
     const q = new WordCountQueries(fakeApp({}, [0], { 3: 'other:2' }), {
       self: 'self:1',
       partitions: PARTITIONS,
-      peer,
     });
-    const forwarded = await route(q, 'GET', `/counts/${word}`, { [FORWARDED_HEADER]: '1' });
+    const forwarded = await route(q, 'GET', `/counts/${word}`, { [FORWARDED_HEADER]: 'x:1' });
     expect(forwarded.status).toBe(503);
     expect(forwarded.headers).toEqual({ 'retry-after': '1' });
-    expect(calls).toEqual([]);
-    const orphan = new WordCountQueries(fakeApp({}, [0]), { self: 'self:1', partitions: PARTITIONS, peer });
+    const orphan = new WordCountQueries(fakeApp({}, [0]), { self: 'self:1', partitions: PARTITIONS });
     const reply = await route(orphan, 'GET', `/counts/${word}`);
-    expect(reply.status).toBe(503);
-    expect((reply.body as { message: string }).message).toMatch(
-      /^partition 3, which holds ".*", has no instance/,
+    expect(reply).toMatchObject({ status: 503, headers: { 'retry-after': '1' } });
+    expect((reply.body as { message: string }).message).toBe(
+      "task 1_3 (partition 3) of 'counts' runs on no reachable instance now (rebalancing?); retry",
     );
+  });
+
+  it('is a 503 while the app is not RUNNING', async () => {
+    const app = fakeApp({ the: 1 }, all, {}, 'REBALANCING');
+    const q = new WordCountQueries(app, { self: 'self:1', partitions: PARTITIONS });
+    expect(await route(q, 'GET', '/counts/the')).toMatchObject({
+      status: 503,
+      body: { error: 'not_running' },
+      headers: { 'retry-after': '1' },
+    });
   });
 });
 
@@ -296,20 +327,19 @@ describe('other routes', () => {
 
   it('serves JSON over HTTP, and 503 until the app is there', async () => {
     let queries: WordCountQueries | undefined;
+    let app: QueryableStreams | undefined;
     const server = await startQueryServer(
       0,
       () => queries,
-      () => undefined,
+      () => app as unknown as KafkaStreams | undefined,
       silent,
     );
     try {
       const before = await fetch(`http://127.0.0.1:${server.port}/counts/the`);
       expect(before.status).toBe(503);
       expect(await before.json()).toMatchObject({ error: 'starting' });
-      queries = new WordCountQueries(fakeApp({}, all), {
-        self: `127.0.0.1:${server.port}`,
-        partitions: PARTITIONS,
-      });
+      app = fakeApp({}, all, {}, 'RUNNING', `127.0.0.1:${server.port}`);
+      queries = new WordCountQueries(app, { self: `127.0.0.1:${server.port}`, partitions: PARTITIONS });
       const missing = await fetch(`http://127.0.0.1:${server.port}/counts/the`);
       expect(missing.status).toBe(404);
       expect(missing.headers.get('content-type')).toMatch(/^application\/json/);

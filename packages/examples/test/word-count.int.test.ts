@@ -113,6 +113,60 @@ describe('word-count: two instances answer interactive queries', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('GET /metrics (Prometheus text) of both instances: process rate > 0 while lines flow, then lag 0 on every partition and every record counted once', async () => {
+    /** Each instance's samples of `name`, summed when `sum`, from its /metrics over HTTP. */
+    const scrape = async () =>
+      Promise.all(
+        instances.map(async (i) => {
+          const text = await (await fetch(`http://127.0.0.1:${i.port}/metrics`)).text();
+          return text
+            .split('\n')
+            .filter((l) => l !== '' && !l.startsWith('#'))
+            .map((l) => {
+              const [, name, labels, value] = /^(\w+)\{(.*)\} (\S+)$/.exec(l)!;
+              return { name: name!, labels: labels!, value: Number(value) };
+            });
+        }),
+      );
+    const total = (all: Awaited<ReturnType<typeof scrape>>, name: string, labels = '') =>
+      all.flat().reduce((n, s) => (s.name === name && s.labels.includes(labels) ? n + s.value : n), 0);
+
+    const more = Array.from({ length: 300 }, (_, i) => `metrics line ${i} of the word count`);
+    const producer = feederProducer(testKafka('wc-int-metrics'));
+    await producer.connect();
+    const feeding = feedLines(producer, input, more, { batchSize: 20 });
+    const flowing = await eventually('process rate > 0 on a scrape', 60_000, async () => {
+      const all = await scrape();
+      return total(all, 'kstreams_stream_thread_process_rate') > 0 ? all : undefined;
+    });
+    await feeding;
+    await producer.disconnect();
+    expect(total(flowing, 'kstreams_stream_thread_poll_rate')).toBeGreaterThan(0);
+    expect(total(flowing, 'kstreams_client_state', 'state="RUNNING"')).toBe(2);
+
+    const lines = LINES + more.length;
+    const words = [...truth.values()].reduce((a, b) => a + b, 0) + more.flatMap(wordsOf).length;
+    const done = await eventually('lag 0 and every record processed', 120_000, async () => {
+      const all = await scrape();
+      const lag = all.flat().filter((s) => s.name === 'kstreams_consumer_records_lag');
+      const settled =
+        lag.length === 8 &&
+        lag.every((s) => s.value === 0) &&
+        total(all, 'kstreams_stream_task_process_total', 'task_id="1_') === words;
+      return settled ? all : undefined;
+    }).catch((error) => {
+      throw new Error(`${error.message}\n${logsOf(instances)}`);
+    });
+    // 4 input and 4 repartition partitions, split between the two instances.
+    const lagged = done.map((s) => s.filter((x) => x.name === 'kstreams_consumer_records_lag').length);
+    expect(lagged.every((n) => n > 0)).toBe(true);
+    expect(total(done, 'kstreams_stream_task_process_total', 'task_id="0_')).toBe(lines);
+    expect(total(done, 'kstreams_stream_thread_process_total')).toBe(lines + words);
+    expect(total(done, 'kstreams_stream_thread_transaction_commit_total')).toBeGreaterThan(0);
+    expect(total(done, 'kstreams_stream_task_rollbacks_total')).toBe(0);
+    expect(total(done, 'kstreams_stream_task_dropped_records_total')).toBe(0);
+  }, 200_000);
+
   it('stops cleanly on SIGTERM and SIGINT (exit code 0)', async () => {
     instances[0]!.child.kill('SIGTERM');
     instances[1]!.child.kill('SIGINT');

@@ -1,6 +1,8 @@
 // The operating commands on the `kstreams` program: reset, lag, describe.
 import { type Command, Option } from 'commander';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka } from 'kafkajs';
+import { type AclNeed, clientConfig, type KafkaCall, kafkaCall } from '../security/kafka-call.ts';
+import { addSecurityOptions, securityOf } from '../security/options.ts';
 import { describeFile, loadTopology } from './describe.ts';
 import { formatLag, groupLag } from './lag.ts';
 import { ActiveMembersError, resetApplication } from './reset.ts';
@@ -19,10 +21,14 @@ const list = (v: string) =>
 const defaultBrokers = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 
 async function withAdmin<T>(
-  brokers: string,
+  call: KafkaCall,
   run: (admin: ReturnType<Kafka['admin']>) => Promise<T>,
 ): Promise<T> {
-  const kafka = new Kafka({ clientId: 'kstreams-cli', brokers: list(brokers), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'kstreams-cli',
+    brokers: call.brokers,
+    ...clientConfig(call),
+  });
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -43,9 +49,40 @@ function target(opts: Record<string, unknown>): ResetTarget {
   return { kind: 'earliest' };
 }
 
-/** Adds the commands; `setCode` takes the exit code (0 done, 1 refused, 2 usage or broker error). */
-export function addOpsCommands(program: Command, io: Io, setCode: (code: number) => void): void {
-  program
+/** The ACLs `reset` needs (a dry run only looks). */
+function resetNeeds(applicationId: string, topics: string[], dryRun: boolean): AclNeed[] {
+  const write = dryRun ? [] : ['Read'];
+  return [
+    { resourceType: 'Group', name: applicationId, pattern: 'literal', operations: [...write, 'Describe'] },
+    ...topics.map(
+      (name): AclNeed => ({
+        resourceType: 'Topic',
+        name,
+        pattern: 'literal',
+        operations: [...write, 'Describe'],
+      }),
+    ),
+    {
+      resourceType: 'Topic',
+      name: `${applicationId}-`,
+      pattern: 'prefixed',
+      operations: dryRun ? ['Describe'] : ['Delete', 'Describe'],
+    },
+  ];
+}
+
+/**
+ * Adds the commands; `setCode` takes the exit code (0 done, 1 refused, 2 usage or broker error);
+ * `calls.current` says what the running command asks of Kafka, to explain a refusal.
+ */
+export function addOpsCommands(
+  program: Command,
+  io: Io,
+  env: NodeJS.ProcessEnv,
+  calls: { current?: KafkaCall },
+  setCode: (code: number) => void,
+): void {
+  const reset = program
     .command('reset')
     .description("Reset an app for reprocessing, as Kafka Streams' application reset tool")
     .requiredOption('--application-id <id>', 'the application id (= consumer group id)')
@@ -63,46 +100,69 @@ export function addOpsCommands(program: Command, io: Io, setCode: (code: number)
     .addOption(new Option('--by-duration <duration>', 'reset to now minus an ISO-8601 duration (PT5M)'))
     .option('--topology <file>', 'a module with the topology: its internal topics are deleted too')
     .option('--local-state <dir>', 'the state dir: <dir>/<application id> is deleted')
-    .option('--dry-run', 'print every action, change nothing')
-    .action(async (opts) => {
-      const t = target(opts);
-      const named = opts.topology
-        ? (await loadTopology(opts.topology))
-            .subtopologies(opts.applicationId)
-            .flatMap((s) => [
-              ...s.repartitionSourceTopics,
-              ...s.stores.flatMap((st) => st.changelogTopic ?? []),
-            ])
-        : [];
-      try {
-        const lines = await withAdmin(opts.brokers, (admin) =>
-          resetApplication(admin, {
-            applicationId: opts.applicationId,
-            inputTopics: opts.inputTopics,
-            intermediateTopics: opts.intermediateTopics,
-            target: t,
-            localState: opts.localState,
-            topologyInternalTopics: named,
-            dryRun: opts.dryRun === true,
-          }),
-        );
-        io.out(`${lines.join('\n')}\n${opts.dryRun ? 'dry run: nothing changed' : 'reset done'}\n`);
-      } catch (e) {
-        if (!(e instanceof ActiveMembersError)) throw e;
-        io.err(`kstreams reset: ${e.message}\n`);
-        setCode(1);
-      }
+    .option('--dry-run', 'print every action, change nothing');
+  addSecurityOptions(reset).action(async (opts) => {
+    const t = target(opts);
+    const security = securityOf(opts, io.err, env);
+    const named = opts.topology
+      ? (await loadTopology(opts.topology))
+          .subtopologies(opts.applicationId)
+          .flatMap((s) => [
+            ...s.repartitionSourceTopics,
+            ...s.stores.flatMap((st) => st.changelogTopic ?? []),
+          ])
+      : [];
+    calls.current = kafkaCall({
+      command: 'reset',
+      brokers: list(opts.brokers),
+      security,
+      needs: resetNeeds(
+        opts.applicationId,
+        [...opts.inputTopics, ...opts.intermediateTopics],
+        opts.dryRun === true,
+      ),
     });
-  program
+    try {
+      const lines = await withAdmin(calls.current, (admin) =>
+        resetApplication(admin, {
+          applicationId: opts.applicationId,
+          inputTopics: opts.inputTopics,
+          intermediateTopics: opts.intermediateTopics,
+          target: t,
+          localState: opts.localState,
+          topologyInternalTopics: named,
+          dryRun: opts.dryRun === true,
+        }),
+      );
+      io.out(`${lines.join('\n')}\n${opts.dryRun ? 'dry run: nothing changed' : 'reset done'}\n`);
+    } catch (e) {
+      if (!(e instanceof ActiveMembersError)) throw e;
+      io.err(`kstreams reset: ${e.message}\n`);
+      setCode(1);
+    }
+  });
+  const lag = program
     .command('lag')
     .description("Per input and repartition partition of the app's group: committed, end, lag, owner")
     .requiredOption('--application-id <id>', 'the application id (= consumer group id)')
     .option('-b, --brokers <list>', 'bootstrap brokers, comma separated', defaultBrokers)
-    .option('--json', 'print the rows as JSON')
-    .action(async (opts) => {
-      const rows = await withAdmin(opts.brokers, (admin) => groupLag(admin, opts.applicationId));
-      io.out(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : `${formatLag(rows)}\n`);
+    .option('--json', 'print the rows as JSON');
+  addSecurityOptions(lag).action(async (opts) => {
+    const security = securityOf(opts, io.err, env);
+    const id: string = opts.applicationId;
+    calls.current = kafkaCall({
+      command: 'lag',
+      brokers: list(opts.brokers),
+      security,
+      needs: [
+        { resourceType: 'Group', name: id, pattern: 'literal', operations: ['Describe'] },
+        { resourceType: 'Topic', name: '<input topic>', pattern: 'literal', operations: ['Describe'] },
+        { resourceType: 'Topic', name: `${id}-`, pattern: 'prefixed', operations: ['Describe'] },
+      ],
     });
+    const rows = await withAdmin(calls.current, (admin) => groupLag(admin, id));
+    io.out(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : `${formatLag(rows)}\n`);
+  });
   program
     .command('describe')
     .description('Print the topology a module exports (default, topology or builder) as Kafka Streams does')

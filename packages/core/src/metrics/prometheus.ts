@@ -73,8 +73,11 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
   gauge(`${t}process_latency_max`, 'Largest ms per record of a fetched batch', ['thread_id'], (set) =>
     set(thread, r.process.max()),
   );
-  gauge(`${t}poll_rate`, 'Fetched batches handed to the thread per second', ['thread_id'], (set) =>
-    set(thread, r.poll.rate()),
+  gauge(
+    `${t}poll_rate`,
+    'Fetched batches handed to the thread per second (kafkajs polls inside its loop)',
+    ['thread_id'],
+    (set) => set(thread, r.poll.rate()),
   );
   counter(`${t}commit_total`, 'Commits of the thread (all its due tasks at once)', ['thread_id'], (set) =>
     set(thread, r.commit.total),
@@ -184,6 +187,27 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     const now = src.state();
     for (const state of APP_STATES) set({ state }, state === now ? 1 : 0);
   });
+
+  const n = 'kstreams_stream_processor_node_';
+  const nodeLabels = ['thread_id', 'task_id', 'processor_node_id'];
+  const perNode =
+    (value: (sensor: import('./sensor.ts').Sensor) => number): Read =>
+    (set) => {
+      for (const e of r.sourceNodes.values())
+        set({ ...thread, task_id: e.taskId, processor_node_id: e.node }, value(e.process));
+    };
+  counter(
+    `${n}process_total`,
+    'debug level: records processed by a source node',
+    nodeLabels,
+    perNode((x) => x.total),
+  );
+  gauge(
+    `${n}process_rate`,
+    'debug level: records per second processed by a source node',
+    nodeLabels,
+    perNode((x) => x.rate()),
+  );
 
   const st = 'kstreams_stream_state_';
   const storeLabels = ['thread_id', 'task_id', 'store_name'];

@@ -47,6 +47,8 @@ export class StreamsMetricsRecorder {
   readonly restores = new Map<string, RestoreProgress>();
   /** Key `taskId\0storeName`. */
   readonly stores = new Map<string, { taskId: string; storeName: string; ops: StoreOperationMetrics }>();
+  /** Key `taskId\0node`: source nodes' process sensors (debug level). */
+  readonly sourceNodes = new Map<string, { taskId: string; node: string; process: Sensor }>();
   /** The log end offset of each input partition, from the last fetch that told it. */
   readonly highWatermarks = new Map<string, { topic: string; partition: number; offset: number }>();
   lastCommitMs = 0;
@@ -66,11 +68,17 @@ export class StreamsMetricsRecorder {
     return t;
   }
 
-  /** A fetched batch of one partition went through its task: `records` in `ms`. */
+  /**
+   * A fetched batch reached its running task. kafkajs polls inside its own loop and hands over
+   * one batch per partition, so Kafka Streams' poll-rate is counted in those hand-overs.
+   */
+  polled(): void {
+    if (this.enabled) this.poll.count();
+  }
+
+  /** One processing turn of a task: `records` in `ms`. */
   processed(taskId: string, records: number, ms: number): void {
-    if (!this.enabled) return;
-    this.poll.record();
-    if (records === 0) return;
+    if (!this.enabled || records === 0) return;
     this.process.record(records, ms);
     this.task(taskId).process.record(records);
   }
@@ -135,6 +143,18 @@ export class StreamsMetricsRecorder {
   restoreEnded(progress: RestoreProgress): void {
     progress.remaining = 0;
     progress.done = true;
+  }
+
+  /** Kafka Streams' processor-node process-rate/total, which it records for source nodes only. */
+  sourceNodeProcessed(taskId: string, node: string, records: number): void {
+    if (!this.debug || records === 0) return;
+    const key = `${taskId}\0${node}`;
+    let entry = this.sourceNodes.get(key);
+    if (entry === undefined) {
+      entry = { taskId, node, process: new Sensor() };
+      this.sourceNodes.set(key, entry);
+    }
+    entry.process.record(records);
   }
 
   /** Sensors of one store of one task; undefined below debug level, so that info costs nothing. */

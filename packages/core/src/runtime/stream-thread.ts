@@ -192,6 +192,7 @@ export class StreamThread {
     // A seek is set only by this thread's own sections (which run one at a time), so a batch that
     // is not stale when it starts stays valid until we roll back, which ends the batch.
     if (batch.isStale()) return;
+    this.deps.recorder.polled();
     const group = rt.partitionGroup;
     const queue = group.queue(batch.topic, batch.partition);
     if (queue === undefined) return;
@@ -243,7 +244,10 @@ export class StreamThread {
       return await this.processRecords(rt, started, counter, heartbeat);
     } finally {
       // Recorded once per turn, not per record, so that metrics stay off the hot path.
-      if (counter.processed > 0) this.deps.recorder.processed(rt.id, counter.processed, Date.now() - from);
+      if (counter.processed > 0) {
+        this.deps.recorder.processed(rt.id, counter.processed, Date.now() - from);
+        rt.sourceNodes?.report();
+      }
     }
   }
 

@@ -23,6 +23,7 @@ import type { Topology } from '../processor/topology.ts';
 import { levelBytesStores } from '../state/bytes-stores.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
+import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
 
 export interface TaskRuntimeDeps {
   config: ResolvedConfig;
@@ -51,6 +52,8 @@ export class TaskRuntime {
   consecutiveFailures = 0;
   /** Fetched, not yet processed input, taken in timestamp order across the task's partitions. */
   readonly partitionGroup: PartitionGroup;
+  /** Debug level only: the source nodes' process sensors. */
+  readonly sourceNodes: SourceNodeMetrics | undefined;
   private readonly committed = new Map<string, number>();
   private readonly log: Logger;
 
@@ -97,6 +100,18 @@ export class TaskRuntime {
       maxTaskIdleMs: config.maxTaskIdleMs,
       maxFetchWaitMs: maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
     });
+    if (deps.recorder.debug) {
+      const nodes = sourceNodesByTopic(topology, config.applicationId, subtopology);
+      this.sourceNodes = new SourceNodeMetrics(
+        deps.recorder,
+        id,
+        this.inputPartitions.flatMap((p) => {
+          const queue = this.partitionGroup.queue(p.topic, p.partition);
+          const node = nodes.get(p.topic);
+          return queue && node ? [{ queue, node }] : [];
+        }),
+      );
+    }
   }
 
   /**

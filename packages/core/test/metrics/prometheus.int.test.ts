@@ -129,8 +129,9 @@ describe('Prometheus metrics of a running word count', () => {
     expect(done.one('kstreams_stream_thread_transaction_commit_total')).toBeGreaterThan(0);
     expect(done.one('kstreams_stream_thread_transaction_abort_total')).toBe(0);
     expect(done.all('kstreams_stream_task_rollbacks_total').every((s) => s.value === 0)).toBe(true);
-    // Store metrics are debug level only.
+    // Store and node metrics are debug level only.
     expect(done.all('kstreams_stream_state_put_rate')).toEqual([]);
+    expect(done.all('kstreams_stream_processor_node_process_total')).toEqual([]);
     await app.close();
     expect((await scrape(app)).all('kstreams_client_state').find((s) => s.value === 1)?.labels.state).toBe(
       'NOT_RUNNING',
@@ -157,5 +158,16 @@ describe('Prometheus metrics of a running word count', () => {
     const puts = debug.all('kstreams_stream_state_put_rate');
     expect(new Set(puts.map((s) => s.labels.store_name))).toEqual(new Set(['counts']));
     expect(debug.all('kstreams_stream_state_get_rate').some((s) => s.value > 0)).toBe(true);
+    // Source nodes (debug): the one line read by the input's source node, its four words by the
+    // repartition topic's.
+    await waitFor(async () => {
+      const nodes = (await scrape(restarted)).all('kstreams_stream_processor_node_process_total');
+      return nodes.reduce((n, s) => n + s.value, 0) === 5;
+    }, 30_000);
+    const nodes = (await scrape(restarted)).all('kstreams_stream_processor_node_process_total');
+    const byNode = (node: string) =>
+      nodes.filter((s) => s.labels.processor_node_id === node).reduce((n, s) => n + s.value, 0);
+    expect(byNode('KSTREAM-SOURCE-0000000000')).toBe(1);
+    expect(byNode('KSTREAM-SOURCE-0000000007')).toBe(4);
   }, 240_000);
 });

@@ -154,6 +154,11 @@ describe('word count under at_least_once', () => {
     ]);
     expect(await countsReaching(s.output, truth, 60_000)).toEqual(truth);
     await waitFor(() => app.metrics().skippedRecords === 1, 10_000, 'the skipped record to be counted');
+    // Kafka Streams' dropped-records-total of the task that read it (partition 0 of the input).
+    const dropped = (
+      await app.metricsRegistry.getSingleMetric('kstreams_stream_task_dropped_records_total')!.get()
+    ).values;
+    expect(dropped.filter((v) => v.value > 0).map((v) => [v.labels.task_id, v.value])).toEqual([['0_0', 1]]);
   });
 
   it('logAndFail puts the app in ERROR with the DeserializationError and commits no offset past it', async () => {

@@ -1,12 +1,15 @@
 // The word-count service's HTTP server, on fastify: the @kstreams/http plugin (/health, /metrics,
-// /status, the status page at /, /stores/...) and the example's own queries, GET /counts/:word and
-// GET /counts?top=N (the top N merged across instances).
-import type { KafkaStreams } from '@kstreams/core';
+// /status, the status page at /, /stores/...) and the example's own queries, GET /counts/:word
+// (answered by the owner of the word, through the plugin's forwarding) and GET /counts?top=N (the
+// top N merged across instances).
+import { type KafkaStreams, Serdes } from '@kstreams/core';
+import { ownedHere, runningApp } from '@kstreams/http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { exampleServer } from '../common/http.ts';
 import { type HttpServer, listen } from '../common/service.ts';
-import { FORWARDED_HEADER, MAX_TOP, type Reply, type WordCountQueries } from './queries.ts';
+import { MAX_TOP, type Reply, type WordCountQueries } from './queries.ts';
+import { COUNTS_STORE } from './topology.ts';
 
 export const DEFAULT_TOP = 10;
 
@@ -71,7 +74,16 @@ export async function buildQueryServer(
       const message = `a word is letters, digits and "_" only (lines are split on /\\W+/), got ${JSON.stringify(word)}`;
       return send(reply, problem(400, 'bad_request', message));
     }
-    return send(reply, await q.count(word.toLowerCase(), req.headers[FORWARDED_HEADER] !== undefined));
+    const running = runningApp(app, reply);
+    if (!running) return reply;
+    const key = word.toLowerCase();
+    const meta = await ownedHere(running, req, reply, {
+      store: COUNTS_STORE,
+      key,
+      keySerde: Serdes.String(),
+    });
+    if (!meta) return reply;
+    return send(reply, q.localCount(key, meta.partition));
   });
 
   fastify.route({

@@ -1,6 +1,8 @@
-// Interactive queries over the `counts` store: a word's count from whichever instance owns it,
-// and the most frequent words gathered from every instance.
+// Interactive queries over the `counts` store: a word's count from this instance's tasks (the
+// route forwards to the owner through @kstreams/http), and the most frequent words gathered from
+// every instance.
 import { type KafkaStreams, Serdes } from '@kstreams/core';
+import { FORWARDED_HEADER } from '@kstreams/http';
 import { keysForPartitions } from '../common/partitions.ts';
 import { COUNTS_STORE } from './topology.ts';
 
@@ -21,9 +23,6 @@ export interface WordCount {
   word: string;
   count: number;
 }
-
-/** The header that marks a request one instance forwarded to another, so it is never forwarded again. */
-export const FORWARDED_HEADER = 'x-kstreams-forwarded';
 
 export const MAX_TOP = 1_000;
 
@@ -77,40 +76,26 @@ export class WordCountQueries {
   private probeKeys?: string[];
 
   constructor(
-    private readonly app: QueryableStreams,
+    readonly app: QueryableStreams,
     private readonly options: WordCountQueriesOptions,
   ) {
     this.peer = options.peer ?? fetchPeer;
   }
 
-  /** The count of one word, read here if this instance owns its partition, else from the owner. */
-  async count(word: string, forwarded: boolean): Promise<Reply> {
-    const meta = await this.app.queryMetadataForKey(COUNTS_STORE, word, keySerde);
-    if (meta.local) {
-      const count = this.app.store<string, number>(COUNTS_STORE).get(word);
-      if (count === undefined) {
-        return problem(404, 'not_found', `no count for the word "${word}": it has not been seen (yet)`, {
-          word,
-          partition: meta.partition,
-          host: this.options.self,
-        });
-      }
-      return { status: 200, body: { word, count, partition: meta.partition, host: this.options.self } };
+  /**
+   * The count of a word whose partition this instance owns (the route asks @kstreams/http's
+   * ownedHere first, which forwards the request to the owner otherwise).
+   */
+  localCount(word: string, partition: number): Reply {
+    const count = this.app.store<string, number>(COUNTS_STORE).get(word);
+    if (count === undefined) {
+      return problem(404, 'not_found', `no count for the word "${word}": it has not been seen (yet)`, {
+        word,
+        partition,
+        host: this.options.self,
+      });
     }
-    if (meta.host === undefined || forwarded) {
-      // A forwarded request that lands on a non-owner means the assignment moved in between.
-      return {
-        ...problem(
-          503,
-          'unavailable',
-          `partition ${meta.partition}, which holds "${word}", has no instance that answers for it right now ` +
-            '(the group is rebalancing); retry in a moment',
-          { word, partition: meta.partition },
-        ),
-        headers: { 'retry-after': '1' },
-      };
-    }
-    return this.ask(meta.host, `/counts/${encodeURIComponent(word)}`);
+    return { status: 200, body: { word, count, partition, host: this.options.self } };
   }
 
   /** The n most frequent words of this instance's tasks only. */

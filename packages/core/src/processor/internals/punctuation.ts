@@ -1,5 +1,6 @@
 import { StreamsError } from '../../errors.ts';
 import type { Cancellable, PunctuationType, Punctuator } from '../processor.ts';
+import { isPromise } from './pending-work.ts';
 
 /** One `schedule()` call: when it fires next, and who it belongs to. */
 export class PunctuationSchedule<Owner> implements Cancellable {
@@ -81,4 +82,34 @@ export class TaskPunctuation<Owner extends { readonly name: string }> {
     }
     throw new StreamsError(`Processor ${owner.name}: unknown punctuation type '${String(type)}'`);
   }
+
+  /**
+   * Fires the schedules of `queue` due at `now`, each advanced first so that a punctuator that
+   * throws does not fire again at once; returns whether any was due.
+   */
+  fire(queue: PunctuationQueue<Owner>, now: number, hooks: FireHooks<Owner>): boolean {
+    const due = queue.due(now);
+    if (due.length === 0) return false;
+    hooks.onDue(due.length);
+    for (const schedule of due) {
+      schedule.advance(now);
+      let result: void | Promise<void>;
+      try {
+        result = schedule.punctuator(now);
+      } catch (error) {
+        throw hooks.wrap(schedule.owner, error);
+      }
+      if (isPromise(result)) hooks.track(result, schedule.owner);
+    }
+    return true;
+  }
+}
+
+export interface FireHooks<Owner> {
+  /** Told how many schedules are due, before any fires. */
+  onDue(count: number): void;
+  /** The error to throw for a punctuator that threw. */
+  wrap(owner: Owner, error: unknown): Error;
+  /** Takes a punctuator's promise (the task waits for it). */
+  track(result: Promise<void>, owner: Owner): void;
 }

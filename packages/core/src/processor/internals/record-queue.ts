@@ -16,6 +16,8 @@ export class RecordQueue {
    * consumed offset moves past them once the records before them are processed.
    */
   skipAfterDrain: number | undefined;
+  /** Records taken out to be processed, ever (a source node's process-total at debug level). */
+  polled = 0;
 
   constructor(
     readonly topic: string,
@@ -43,6 +45,7 @@ export class RecordQueue {
   poll(): InputRecord | undefined {
     if (this.head >= this.records.length) return undefined;
     const record = this.records[this.head++]!;
+    this.polled++;
     // Compact now and then instead of shift() per record, which is O(n) on large arrays.
     if (this.head === this.records.length) {
       this.records = [];

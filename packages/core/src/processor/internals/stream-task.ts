@@ -91,11 +91,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private wantsCommit = false;
   private consumed = new Map<string, number>();
   private committedConsumed = new Map<string, number>();
-  /**
-   * The stores and changelogs moved on but the input offsets did not reach Kafka (an offset commit
-   * refused with a stale generation while the group rebalances). Without this a task that has
-   * processed all its input would never commit again: nothing new marks it as needing a commit.
-   */
+  /** Stores moved on but the offsets did not reach Kafka (stale generation): commit them again. */
   private offsetsUncommitted = false;
   private processedRecords = 0;
 
@@ -124,17 +120,12 @@ export class StreamTask implements TaskServices, SinkTarget {
     const { collector, errorHandling } = options;
     this.errors = new TaskExceptionHandling(this.idString, collector, this.logger, errorHandling);
     this.deserializer = this.errors.recordDeserializer((topic) => this.sources.get(topic)!.name);
+    // The task's options hold the state manager's own (StateOptions) besides the task's.
     this.stateManager = new ProcessorStateManager({
+      ...options,
       taskId: this.idString,
       applicationId: this.applicationId,
       partition: this.id.partition,
-      storeFactory: options.storeFactory,
-      newBuffer: options.newBuffer,
-      checkpointFile: options.checkpointFile,
-      maxUncommittedBytes: options.maxUncommittedBytes,
-      uncommittedBytes: options.uncommittedBytes,
-      defaultKeySerde: options.defaultKeySerde,
-      defaultValueSerde: options.defaultValueSerde,
       onCommitRequested: () => {
         this.wantsCommit = true;
       },
@@ -236,9 +227,8 @@ export class StreamTask implements TaskServices, SinkTarget {
   }
 
   /**
-   * Moves an input partition's consumed offset past offsets that hold no record for the task
-   * (transaction markers, records of aborted transactions), so that its committed offset reaches
-   * the end of the log and lag monitoring reads 0, as Kafka Streams commits the consumer's position.
+   * Moves the consumed offset past offsets without records (transaction markers, aborted records),
+   * so the committed offset reaches the log end, as Kafka Streams commits the consumer's position.
    */
   skipTo(topic: string, offset: number): void {
     if (offset <= (this.consumed.get(topic) ?? -1)) return;
@@ -367,23 +357,17 @@ export class StreamTask implements TaskServices, SinkTarget {
   }
 
   private runPunctuators(queue: PunctuationQueue<ProcessorRuntimeNode>, now: number): void | Promise<void> {
-    const due = queue.due(now);
-    if (due.length === 0) return;
-    this.needsCommit = true;
-    this.options.onPunctuate?.(due.length);
-    for (const schedule of due) {
-      schedule.advance(now);
-      let result: void | Promise<void>;
-      try {
-        result = schedule.punctuator(now);
-      } catch (error) {
-        throw this.wrapError(schedule.owner, error, 'while punctuating');
-      }
-      if (isPromise(result)) {
-        this.work.track(result, (error) => this.wrapError(schedule.owner, error, 'while punctuating'));
-      }
-    }
-    if (this.work.busy) return this.work.drain();
+    const wrap = (owner: ProcessorRuntimeNode, error: unknown) =>
+      this.wrapError(owner, error, 'while punctuating');
+    const fired = this.punctuation.fire(queue, now, {
+      onDue: (count) => {
+        this.needsCommit = true;
+        this.options.onPunctuate?.(count);
+      },
+      wrap,
+      track: (result, owner) => this.work.track(result, (error) => wrap(owner, error)),
+    });
+    if (fired && this.work.busy) return this.work.drain();
   }
 
   // ---- commit ----
