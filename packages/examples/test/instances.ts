@@ -15,16 +15,23 @@ export interface Instance {
   exited: Promise<number | null>;
 }
 
-/** Starts `script` (a path from the repository root) with `args`; logs go to `<logName>.log`. */
+/**
+ * Starts `script` (a path from the repository root, run by tsx; or a bundle, `.mjs`, run by node
+ * itself, so that a SIGKILL hits the app and not a tsx parent) with `args`; logs go to
+ * `<logName>.log`, appended across restarts.
+ */
 export function startInstance(script: string, args: string[], port: number, logName: string): Instance {
-  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [script, ...args, '--port', String(port)], {
+  const [command, first] = script.endsWith('.mjs')
+    ? [process.execPath, script]
+    : [join(root, 'node_modules', '.bin', 'tsx'), script];
+  const child = spawn(command, [first, ...args, '--port', String(port)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LOG_LEVEL: 'info' },
   });
   const out: string[] = [];
   mkdirSync(LOG_DIR, { recursive: true });
-  const log = createWriteStream(join(LOG_DIR, `${logName}.log`));
+  const log = createWriteStream(join(LOG_DIR, `${logName}.log`), { flags: 'a' });
   for (const stream of [child.stdout, child.stderr]) {
     stream?.on('data', (d: Buffer) => {
       out.push(d.toString());

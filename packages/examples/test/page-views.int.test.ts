@@ -10,13 +10,13 @@ import { freePort } from '../../../scripts/test/free-port.ts';
 import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
 import { inputProgress } from '../src/common/input-progress.ts';
 import { feederProducer } from '../src/common/kafka.ts';
+import { simulatedStart } from '../src/common/simulation.ts';
 import { sendPageViews } from '../src/page-views/feeder.ts';
 import { FinalWindowsReader } from '../src/page-views/final-windows.ts';
 import {
   countsPerMinute,
   generatePageViews,
   sessionsPerUser,
-  simulatedStart,
   userName,
 } from '../src/page-views/generator.ts';
 import { MINUTE_MS } from '../src/page-views/topology.ts';

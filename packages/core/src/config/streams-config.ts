@@ -71,6 +71,7 @@ export interface StreamsConfig extends ExceptionHandlerSettings {
    * Kafka Streams' max.task.idle.ms: how long a task with several input partitions waits for one
    * that has no data before it processes the others (timestamp order across them is only as good
    * as what is buffered). 0 (default): wait only for data known to be on the broker; -1: never wait.
+   * Data known to be on the broker is waited for at least this long too (else a second or so).
    */
   maxTaskIdleMs?: number;
   producer?: ProducerConfig;

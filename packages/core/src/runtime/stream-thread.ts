@@ -74,10 +74,16 @@ export class StreamThread {
       onBatch: (batch) => this.mutex.run(() => this.processBatch(batch), 'processBatch'),
       onAssignment: (memberId, assignment) => {
         void this.mutex
-          .run(() => this.manager.onAssignment(memberId, assignment), 'onAssignment')
+          .run(async () => {
+            await this.manager.onAssignment(memberId, assignment);
+            this.rebalancing = false;
+            // What a wait knew of the other partitions is as old as the rebalance: wait afresh.
+            for (const t of this.manager.runningTasks()) t.partitionGroup.restartWaits();
+          }, 'onAssignment')
           .catch((e) => this.fatal(e));
       },
       onRebalancing: () => {
+        this.rebalancing = true;
         // kafkajs has no revoke callback: commit as soon as a rebalance starts, so that the tasks
         // that move carry as little uncommitted work as possible.
         void this.mutex
@@ -136,6 +142,8 @@ export class StreamThread {
   }
 
   private lastDiagnostics = 0;
+  /** Between kafkajs' REBALANCING event and the next assignment: no fetches. */
+  private rebalancing = false;
 
   private async onTick(): Promise<void> {
     if (this.closing || this.failed) return;
@@ -153,8 +161,10 @@ export class StreamThread {
       );
     }
     for (const t of this.manager.runningTasks()) {
-      // A task that waited for another partition (maxTaskIdleMs) may be ready now.
-      if (t.partitionGroup.numBuffered > 0) {
+      // A task that waited for another partition (maxTaskIdleMs) may be ready now; not while the
+      // group rebalances: kafkajs fetches nothing then, so the partition waited for cannot bring
+      // its data, and processing the others alone would close a join's windows too early.
+      if (t.partitionGroup.numBuffered > 0 && !this.rebalancing) {
         if ((await this.processTask(t, now)) === 'failed' || !(await this.flushTask(t))) continue;
       }
       await t.task.punctuateWallClock(now);

@@ -14,7 +14,7 @@ import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
-import { PartitionGroup } from '../processor/internals/partition-group.ts';
+import { maxFetchWaitMs, PartitionGroup } from '../processor/internals/partition-group.ts';
 import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
 import type { RecordQueue } from '../processor/internals/record-queue.ts';
 import { type InputRecord, type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
@@ -98,8 +98,7 @@ export class TaskRuntime {
     this.inputPartitions = this.task.inputPartitions;
     this.partitionGroup = new PartitionGroup(this.inputPartitions, {
       maxTaskIdleMs: config.maxTaskIdleMs,
-      // Several fetches' worth: data known to be on the broker comes with the next one.
-      maxFetchWaitMs: Math.max(1_000, 10 * config.consumer.maxWaitTimeMs),
+      maxFetchWaitMs: maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
     });
     if (deps.recorder.debug) {
       const nodes = sourceNodesByTopic(topology, config.applicationId, subtopology);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PartitionGroup } from '../../src/processor/internals/partition-group.ts';
+import { maxFetchWaitMs, PartitionGroup } from '../../src/processor/internals/partition-group.ts';
 import type { InputRecord } from '../../src/processor/internals/records.ts';
 
 const A = { topic: 'left', partition: 3 };
@@ -78,6 +78,34 @@ describe('PartitionGroup', () => {
     expect(g.readyToProcess(1_199)).toBe(false);
     expect(g.readyToProcess(1_200)).toBe(true);
     expect(g.enforcedProcessingTotal).toBe(1);
+  });
+
+  it('waits for data known to be on the broker at least maxTaskIdleMs, however short the fetches', () => {
+    expect(maxFetchWaitMs(0, 100)).toBe(1_000);
+    expect(maxFetchWaitMs(0, 500)).toBe(5_000);
+    expect(maxFetchWaitMs(8_000, 100)).toBe(8_000);
+    // A task that moved: the other partition's backlog is known (end offsets) but not fetched yet.
+    const g = new PartitionGroup([A, B], {
+      maxTaskIdleMs: 8_000,
+      maxFetchWaitMs: maxFetchWaitMs(8_000, 100),
+    });
+    fill(g, A, [[0, 10]]);
+    g.updateEndOffset(B.topic, B.partition, 5);
+    expect(g.readyToProcess(1_000)).toBe(false);
+    expect(g.readyToProcess(8_999)).toBe(false);
+    expect(g.readyToProcess(9_000)).toBe(true);
+  });
+
+  it('restartWaits: a wait begun before a rebalance starts again', () => {
+    const g = group(500);
+    fill(g, A, [[0, 10]]);
+    g.updateEndOffset(A.topic, A.partition, 1);
+    g.updateEndOffset(B.topic, B.partition, 0);
+    expect(g.readyToProcess(100)).toBe(false);
+    g.restartWaits();
+    expect(g.readyToProcess(700)).toBe(false);
+    expect(g.readyToProcess(1_199)).toBe(false);
+    expect(g.readyToProcess(1_200)).toBe(true);
   });
 
   it('maxTaskIdleMs 0: a caught-up empty partition does not hold the others', () => {

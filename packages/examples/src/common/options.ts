@@ -15,6 +15,8 @@ export interface AppOptions {
   stateDir?: string;
   /** Unset: core's default for the guarantee (100 ms exactly_once, 30 s at_least_once). */
   commitIntervalMs?: number;
+  /** Unset: core's default (10 s): how soon the group notices a member that died without leaving. */
+  sessionTimeoutMs?: number;
   /** HTTP port for interactive queries; 0 picks a free one. */
   port: number;
   /** The host other instances use to reach this one (the `host` of `applicationServer`). */
@@ -141,6 +143,12 @@ function specs(app: AppDefaults) {
       env: 'COMMIT_INTERVAL_MS',
       help: 'commit interval (default: 100 under exactly_once, 30000 under at_least_once)',
       parse: integer(1, 24 * 3600 * 1000, 'a number of milliseconds'),
+    } satisfies FlagSpec<number>,
+    sessionTimeoutMs: {
+      flag: '--session-timeout-ms',
+      env: 'SESSION_TIMEOUT_MS',
+      help: 'how soon the group notices an instance that died without leaving (default: 10000; brokers allow 6000 and up)',
+      parse: integer(1_000, 3_600_000, 'a number of milliseconds'),
     } satisfies FlagSpec<number>,
     port: {
       flag: '--port',
@@ -313,6 +321,7 @@ export function parseAppArgs(
     guarantee: read('guarantee') as ProcessingGuarantee,
     stateDir: read('stateDir') as string | undefined,
     commitIntervalMs: read('commitIntervalMs') as number | undefined,
+    sessionTimeoutMs: read('sessionTimeoutMs') as number | undefined,
     port: read('port') as number,
     host: read('host') as string,
     partitions: read('partitions') as number,
@@ -369,4 +378,36 @@ export function parseOrExit<T>(command: string, parse: () => T | 'help', usage =
     console.error(`${command}: ${error.message}${hint}`);
     process.exit(2);
   }
+}
+
+/**
+ * Whole-number flags of a data generator (`--orders 5000`), each from 1 to its `max`, else its
+ * default. Throws UsageError naming the flag, or the flags it takes.
+ */
+export function parseWholeNumberFlags<N extends string>(
+  argv: readonly string[],
+  flags: Record<N, { fallback: number; max: number }>,
+): Record<N, number> {
+  const names = Object.keys(flags) as N[];
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+    }) as { values: Record<string, string | undefined> });
+  } catch (error) {
+    const list = names.map((n) => `--${n} <n>`);
+    const takes = list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0];
+    throw new UsageError(`${(error as Error).message.split('\n')[0]}; the generator takes ${takes}`);
+  }
+  const parsed = {} as Record<N, number>;
+  for (const n of names) {
+    const { fallback, max } = flags[n];
+    const raw = values[n];
+    if (raw !== undefined && (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max))
+      throw new UsageError(`--${n} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`);
+    parsed[n] = raw === undefined ? fallback : Number(raw);
+  }
+  return parsed;
 }

@@ -1,6 +1,6 @@
 // Starts an example app as a service: its topics, its HTTP server (listening before the app exists,
 // so that `--port 0` can tell the app its real port) and the KafkaStreams instance.
-import { BrokerUnreachableError, KafkaStreams, type Topology } from '@kstreams/core';
+import { BrokerUnreachableError, KafkaStreams, type StreamsConfig, type Topology } from '@kstreams/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { exampleKafka } from './kafka.ts';
@@ -30,6 +30,13 @@ export interface ServiceSpec<Q> {
   /** For the log: 'word-count', 'page-views'. */
   name: string;
   topology: Topology;
+  /**
+   * The topics the app creates when missing, the first one its main input (the partition count the
+   * queries get). Default: the options' input and output.
+   */
+  topics?: readonly string[];
+  /** Settings of the app's own beyond what the flags set (e.g. a join's maxTaskIdleMs). */
+  streamsConfig?: Pick<StreamsConfig, 'maxTaskIdleMs'>;
   /** The server with its routes; it asks the getters on each request, as the app comes later. */
   startServer(
     port: number,
@@ -49,17 +56,21 @@ export interface RunningService {
   close(timeoutMs?: number): Promise<boolean>;
 }
 
-/** Creates the input and output topics if missing; returns the input's partition count. */
-async function prepareTopics(options: AppOptions, logger: Logger): Promise<number> {
+/** Creates the topics if missing; returns the first one's partition count. */
+async function prepareTopics(
+  options: AppOptions,
+  topics: readonly string[],
+  logger: Logger,
+): Promise<number> {
   const admin = exampleKafka(options.brokers, `${options.applicationId}-setup`, logger).admin();
   await admin.connect().catch((error: unknown) => {
     throw BrokerUnreachableError.from(error, options.brokers) ?? error;
   });
   try {
-    const created = await ensureTopics(admin, [options.input, options.output], options.partitions);
+    const created = await ensureTopics(admin, topics, options.partitions);
     if (created.length > 0)
       logger.info({ topics: created, partitions: options.partitions }, 'created topics');
-    return (await partitionCounts(admin, [options.input])).get(options.input)!;
+    return (await partitionCounts(admin, [topics[0]!])).get(topics[0]!)!;
   } finally {
     await admin.disconnect();
   }
@@ -85,15 +96,19 @@ export async function startService<Q>(
       processingGuarantee: options.guarantee,
       applicationServer,
       logger,
+      ...spec.streamsConfig,
       ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
       ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
+      ...(options.sessionTimeoutMs !== undefined && {
+        consumer: { sessionTimeoutMs: options.sessionTimeoutMs },
+      }),
     });
   let app: KafkaStreams;
   let partitions: number;
   try {
     // The config and the state directory are checked (ConfigError) before any topic is created.
     app = newApp();
-    partitions = await prepareTopics(options, logger);
+    partitions = await prepareTopics(options, spec.topics ?? [options.input, options.output], logger);
   } catch (error) {
     await server.close();
     throw error;

@@ -17,16 +17,11 @@ import {
 import type { InputProgress } from '../common/input-progress.ts';
 import { feederProducer } from '../common/kafka.ts';
 import { parseOrExit } from '../common/options.ts';
+import { simulatedStart } from '../common/simulation.ts';
 import { startPageViews } from './app.ts';
 import { sendPageViews } from './feeder.ts';
 import { checkFinalWindows, describeCheck, FinalWindowsReader, isRight } from './final-windows.ts';
-import {
-  countsPerMinute,
-  generatePageViews,
-  type SessionTruth,
-  sessionsPerUser,
-  simulatedStart,
-} from './generator.ts';
+import { countsPerMinute, generatePageViews, type SessionTruth, sessionsPerUser } from './generator.ts';
 import { type GeneratorFlags, parseGeneratorArgs } from './options.ts';
 import { GRACE_MS, SESSIONS_STORE, type Session } from './topology.ts';
 

@@ -2,9 +2,10 @@
 import { exampleKafka, feederProducer } from '../common/kafka.ts';
 import { createLogger } from '../common/logger.ts';
 import { parseOrExit } from '../common/options.ts';
+import { simulatedStart } from '../common/simulation.ts';
 import { ensureTopics, partitionCounts } from '../common/topics.ts';
 import { sendPageViews } from './feeder.ts';
-import { generatePageViews, simulatedStart } from './generator.ts';
+import { generatePageViews } from './generator.ts';
 import { feedUsage, parseFeedArgs } from './options.ts';
 
 const options = parseOrExit(

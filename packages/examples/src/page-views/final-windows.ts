@@ -3,6 +3,7 @@
 import { Serdes, WindowedSerdes } from '@kstreams/core';
 import type { Kafka } from 'kafkajs';
 import { CommittedReader } from '../common/committed-reader.ts';
+import { few } from '../common/output-check.ts';
 import { windowKey } from './generator.ts';
 import { MINUTE_MS } from './topology.ts';
 
@@ -87,11 +88,6 @@ export function isRight(check: WindowCheck): boolean {
 
 /** One line on what is wrong, with a few examples of each kind. */
 export function describeCheck(check: WindowCheck): string {
-  const few = (list: readonly unknown[]) =>
-    list
-      .slice(0, 3)
-      .map((x) => (typeof x === 'string' ? x : JSON.stringify(x)))
-      .join(', ');
   const parts = [
     check.missing.length > 0 && `${check.missing.length} windows missing (${few(check.missing)})`,
     check.duplicated.length > 0 &&

@@ -3,6 +3,7 @@
 // more than the grace, so no record is dropped; one record per partition at the end moves every
 // task's stream time past the last windows and sessions so that they close.
 import { keysForPartitions } from '../common/partitions.ts';
+import { random } from '../common/simulation.ts';
 import { GRACE_MS, SESSION_GAP_MS } from './topology.ts';
 
 export interface PageView {
@@ -82,18 +83,6 @@ export const END_OF_DATA_PREFIX = '~end-of-data-';
 /** After the simulated hours: later than every window end + grace and session end + gap + grace. */
 const END_OF_DATA_AFTER_MS = SESSION_GAP_MS + GRACE_MS + 10 * 60_000;
 
-/** A small, seedable PRNG (mulberry32): numbers in [0, 1). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export function userName(i: number): string {
   const name = FIRST_NAMES[i % FIRST_NAMES.length]!;
   return i < FIRST_NAMES.length ? name : `${name}-${Math.floor(i / FIRST_NAMES.length) + 1}`;
@@ -117,15 +106,6 @@ function userViews(user: string, rand: () => number, startMs: number, endMs: num
     t += Math.floor((10 + (rand() * 100) / activity) * 60_000);
   }
   return views;
-}
-
-/**
- * A start for `hours` of simulated time that end an hour before the current hour: brokers refuse
- * timestamps far in the future (log.message.timestamp.after.max.ms), and the end-of-data records
- * come 40 minutes after the last view.
- */
-export function simulatedStart(hours: number, now = Date.now()): number {
-  return Math.floor(now / 3_600_000) * 3_600_000 - (hours + 1) * 3_600_000;
 }
 
 export function generatePageViews(options: GeneratorOptions): GeneratedViews {

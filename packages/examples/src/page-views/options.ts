@@ -1,5 +1,4 @@
 // The page-views app's flags: the shared ones (common/options.ts) with its own defaults.
-import { parseArgs } from 'node:util';
 import {
   type AppDefaults,
   type AppOptions,
@@ -9,7 +8,7 @@ import {
   flagTable,
   parseAppArgs,
   parseFlags,
-  UsageError,
+  parseWholeNumberFlags,
 } from '../common/options.ts';
 
 export const PAGE_VIEWS_DEFAULTS: AppDefaults = {
@@ -44,30 +43,11 @@ export interface GeneratorFlags {
 
 /** `--users N` (default 50), `--hours N` (4), `--seed N` (42). */
 export function parseGeneratorArgs(argv: readonly string[]): GeneratorFlags {
-  let values: Record<string, string | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      options: { users: { type: 'string' }, hours: { type: 'string' }, seed: { type: 'string' } },
-    }));
-  } catch (error) {
-    throw new UsageError(
-      `${(error as Error).message.split('\n')[0]}; the generator takes --users <n>, --hours <n> and --seed <n>`,
-    );
-  }
-  const whole = (flag: string, fallback: number, max: number) => {
-    const raw = values[flag];
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
-      throw new UsageError(`--${flag} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`);
-    return Number(raw);
-  };
-  return {
-    users: whole('users', 50, 10_000),
-    hours: whole('hours', 4, 48),
-    seed: whole('seed', 42, 2 ** 31),
-  };
+  return parseWholeNumberFlags(argv, {
+    users: { fallback: 50, max: 10_000 },
+    hours: { fallback: 4, max: 48 },
+    seed: { fallback: 42, max: 2 ** 31 },
+  });
 }
 
 const GENERATOR_FLAGS = ['--users', '--hours', '--seed'];

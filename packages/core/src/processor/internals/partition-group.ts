@@ -18,6 +18,17 @@ export interface PartitionGroupOptions {
 }
 
 /**
+ * How long a task waits for a partition whose known lag is above 0 or unknown: several fetches'
+ * worth (the data comes with the next one), and never less than the app's maxTaskIdleMs, which
+ * Kafka Streams never cuts short for data on the broker. A task that has just moved to another
+ * instance, on a busy machine, can get one partition's backlog seconds before the other's; a join
+ * that processed the first alone would close its windows early.
+ */
+export function maxFetchWaitMs(maxTaskIdleMs: number, consumerMaxWaitTimeMs: number): number {
+  return Math.max(1_000, 10 * consumerMaxWaitTimeMs, maxTaskIdleMs);
+}
+
+/**
  * Kafka Streams' PartitionGroup: one RecordQueue per input partition of a task; the next record is
  * the head with the lowest timestamp, so that a task processes its input in timestamp order across
  * partitions (what makes joins and windows deterministic). Fetching stays batched: only the order
@@ -121,6 +132,12 @@ export class PartitionGroup {
     if (queue === undefined || record === undefined) return undefined;
     this.buffered--;
     return { record, queue };
+  }
+
+  /** Every wait starts again now (after a rebalance, in which nothing was fetched). */
+  restartWaits(): void {
+    this.idleSince.clear();
+    this.fetchWaitSince.clear();
   }
 
   /** After a rollback: every queue empty again, fetching from the given positions. */
