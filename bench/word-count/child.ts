@@ -14,6 +14,7 @@ interface App {
   start(onRunning: () => void): Promise<void>;
   stop(): Promise<void>;
   processed(): number | undefined;
+  dropped(): number | undefined;
 }
 
 async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { type: 'ready' }> }> {
@@ -29,6 +30,7 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
         },
         stop: () => hw.stop(),
         processed: () => undefined,
+        dropped: () => undefined,
       },
       ready: {
         type: 'ready',
@@ -82,6 +84,11 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
         await streams.close({ timeoutMs: 60_000 });
       },
       processed: () => streams.metrics().processedRecords,
+      dropped: () =>
+        streams
+          .metadataForLocalThreads()
+          .flatMap((thread) => thread.activeTasks)
+          .reduce((sum, task) => sum + task.droppedRecordsTotal, 0),
     },
     ready: { type: 'ready', groupId: args.appId, repartitionTopics, topologySource: source },
   };
@@ -103,6 +110,7 @@ async function main(): Promise<void> {
     } else if (message.type === 'stop') {
       const cpu = process.cpuUsage(runningCpu);
       const processed = app.processed();
+      const dropped = app.dropped();
       void (async () => {
         await app.stop().catch((error: Error) => console.error(`stopping ${args.kind}: ${error.message}`));
         await rm(args.stateDir, { recursive: true, force: true });
@@ -112,6 +120,7 @@ async function main(): Promise<void> {
           cpuUserUs: cpu.user,
           cpuSystemUs: cpu.system,
           processed,
+          dropped,
         };
         // kafkajs may keep timers alive after disconnect; the parent has what it needs.
         process.send?.(stopped, () => process.exit(0));

@@ -36,5 +36,13 @@ export type ChildMessage =
   /** Joined its group(s) and is about to fetch: processing starts now. */
   | { type: 'running'; startedAt: number; runningAt: number }
   /** CPU time is that of the processing window (from running to the parent's stop). */
-  | { type: 'stopped'; maxRssKb: number; cpuUserUs: number; cpuSystemUs: number; processed?: number }
+  | {
+      type: 'stopped';
+      maxRssKb: number;
+      cpuUserUs: number;
+      cpuSystemUs: number;
+      processed?: number;
+      /** Records the app dropped (late for a closed window, a handler's skip); kstreams only. */
+      dropped?: number;
+    }
   | { type: 'failed'; error: string };

@@ -21,6 +21,7 @@ export interface AppResult {
   maxRssKb?: number;
   cpuUs?: number;
   processed?: number;
+  dropped?: number;
   error?: string;
   cpuProfile?: string;
   verification?: Verification;
@@ -116,7 +117,9 @@ export async function runApp(opts: {
         break;
       }
       if (Date.now() - result.startedAt > opts.timeoutMs) {
-        throw new Error(`not done after ${opts.timeoutMs / 1000} s: ${progress.detail}`);
+        // Stopped as when done, so that the child still says what it processed and dropped.
+        result.error = `not done after ${opts.timeoutMs / 1000} s: ${progress.detail}`;
+        break;
       }
       if (Date.now() - lastLog > 5_000) {
         console.log(`  ${args.kind}: ${progress.detail}`);
@@ -129,6 +132,7 @@ export async function runApp(opts: {
     result.maxRssKb = stopped.maxRssKb;
     result.cpuUs = stopped.cpuUserUs + stopped.cpuSystemUs;
     result.processed = stopped.processed;
+    result.dropped = stopped.dropped;
     await exited;
     if (opts.cpuProfileDir) {
       // One profile per thread (tsx runs its loader in a worker): CPU.<date>.<time>.<pid>.<thread>.<seq>;
@@ -137,7 +141,8 @@ export async function runApp(opts: {
       if (file) result.cpuProfile = join(opts.cpuProfileDir, file);
     }
   } catch (error) {
-    result.error = (error as Error).message;
+    const message = (error as Error).message;
+    result.error = result.error === undefined ? message : `${result.error}; then ${message}`;
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exited;

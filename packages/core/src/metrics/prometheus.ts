@@ -132,7 +132,7 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
   );
   counter(
     `${k}dropped_records_total`,
-    'Records dropped (deserialization handler)',
+    'Records dropped: by an exception handler, or by an operator (late for a closed window, null key)',
     ['thread_id', 'task_id'],
     perTask((set, id, v) => set({ ...thread, task_id: id }, v.droppedRecordsTotal)),
   );

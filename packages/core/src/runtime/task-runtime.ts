@@ -85,6 +85,7 @@ export class TaskRuntime {
           : new TransactionalBuffer(bytes, bufferOptions);
       },
       onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
+      onOperatorDrop: () => deps.recorder.dropped(id),
       errorHandling: {
         handlers: config.exceptionHandlers,
         maxRecordBytes: config.producer.maxRequestSize,

@@ -1,7 +1,8 @@
 // A windowed count on the real broker under exactly_once: LevelDB window segments, the changelog
 // (compact,delete with the store's retention plus a day), a restore into a wiped state dir, and
 // a Java consumer with Kafka Streams' own windowed deserializer reading the same output,
-// interactive queries of the window store, and retention dropping old segments from disk.
+// interactive queries of the window store, retention dropping old segments from disk, and a late
+// record counted in the dropped-records metric.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,6 +193,18 @@ describe('windowed count on the broker', () => {
     expect(await collect(windows.fetch('u3', base, base + 2 * SIZE))).toEqual([]);
     expect(await collect(windows.fetchAll(0, base + 29 * SIZE))).toEqual([]);
     expect(await collect(windows.fetchAll(base + 30 * SIZE, base + 30 * SIZE))).toHaveLength(10);
+
+    // A record for a window closed long ago is dropped as late: no output, and the task metadata
+    // (and dropped_records_total) count it, so that a missing result can be told from a stall.
+    const dropped = () =>
+      app
+        .metadataForLocalThreads()
+        .flatMap((thread) => thread.activeTasks)
+        .reduce((sum, task) => sum + task.droppedRecordsTotal, 0);
+    expect(dropped()).toBe(0);
+    await produce(input, [{ key: 'u0', value: 'late', timestamp: base }]);
+    await waitFor(() => dropped() === 1, 30_000, 'the late record counted as dropped');
+    expect(reader.seen.size).toBe(40);
     await reader.stop();
   });
 });

@@ -47,6 +47,11 @@ export interface StreamTaskOptions extends StateOptions {
   collector: RecordCollector;
   /** Told how many punctuators fired at once (the punctuate-rate metric). */
   onPunctuate?: (punctuators: number) => void;
+  /**
+   * Told of each record an operator dropped (late for a closed window, a null key): the runtime's
+   * dropped-records metric, which the exception handlers' drops reach through `errorHandling`.
+   */
+  onOperatorDrop?: () => void;
   /** Exception handlers (default: all fail) and the DLQ, drop counting, the sinks' size limit. */
   errorHandling?: ErrorHandlingOptions;
   logger?: Logger;
@@ -387,6 +392,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   recordDropped(node: RuntimeNodeRef, reason: string): void {
     this.operatorDrops.record(node, reason, this.currentRecord);
+    this.options.onOperatorDrop?.();
   }
 
   get processedRecordsTotal(): number {
