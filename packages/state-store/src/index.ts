@@ -18,7 +18,13 @@ export {
 export { InMemoryKeyValueStore } from './store/in-memory-key-value-store.ts';
 export { LevelKeyValueStore, type LevelKeyValueStoreOptions } from './store/level-key-value-store.ts';
 export { type KeyValueStore, type StoreSerde, TypedKeyValueStore } from './typed/typed-key-value-store.ts';
-export type { ChangelogRecord, KeyValue, KeyValueBytesStore, TopicPartition } from './types.ts';
+export type {
+  ChangelogRecord,
+  KeyValue,
+  KeyValueBytesStore,
+  LastWriteTracking,
+  TopicPartition,
+} from './types.ts';
 export { SessionKeySchema, WindowKeySchema } from './window/key-schema.ts';
 export {
   defaultSegmentIntervalMs,

@@ -41,3 +41,12 @@ export interface KeyValueBytesStore {
   /** Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * The key bytes and size of a typed store's last put or delete: a record cache in front of the
+ * store keys its entries by the same bytes the store does, without serializing the key again.
+ */
+export interface LastWriteTracking {
+  readonly lastWrittenKey: Buffer | undefined;
+  readonly lastWrittenBytes: number;
+}

@@ -4,6 +4,7 @@ import { type Logger, pino } from 'pino';
 import { ConfigError } from '../errors.ts';
 import type { ResolvedExceptionHandlers } from '../processor/exception-handlers.ts';
 import type { Serde } from '../serdes/index.ts';
+import { DEFAULT_CACHE_MAX_BYTES } from '../state/internals/thread-cache.ts';
 import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './exception-handler-config.ts';
 import { resolveSasl, resolveSsl } from './security-config.ts';
 
@@ -62,6 +63,14 @@ export interface StreamsConfig extends ExceptionHandlerSettings {
    */
   maxUncommittedBytes?: number;
   /**
+   * Kafka Streams' `statestore.cache.max.bytes`: the record cache of the DSL's stores
+   * (aggregations, windowed aggregations, tables materialized by name), for all tasks of the
+   * instance. Updates of a key between two commits go downstream and to the changelog once, with
+   * the latest value; when the cache is full, the store being written flushes early. 0 forwards
+   * every update. Default 10 MiB (10,485,760).
+   */
+  statestoreCacheMaxBytes?: number;
+  /**
    * A task whose input is behind but whose position and committed offsets have not moved for this
    * long is logged at error and recreated from its committed offsets; 0 turns the watchdog off.
    * Default: 60 s, or 3 commit intervals if that is longer.
@@ -107,6 +116,7 @@ export interface ResolvedConfig {
   applicationServer?: string;
   replicationFactor: number;
   maxUncommittedBytes: number;
+  statestoreCacheMaxBytes: number;
   taskStallTimeoutMs: number;
   maxTaskIdleMs: number;
   producer: Required<ProducerConfig>;
@@ -138,6 +148,7 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string | undefined> = {
   numStandbyReplicas: 'number',
   replicationFactor: 'number',
   maxUncommittedBytes: 'number',
+  statestoreCacheMaxBytes: 'a number of bytes >= 0 (0: no record cache)',
   taskStallTimeoutMs: 'number (0 to turn the watchdog off)',
   maxTaskIdleMs: 'a number of ms >= 0, or -1 to never wait',
   producer: 'object',
@@ -209,6 +220,10 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   expect('requestTimeout', isPositiveInt(raw.requestTimeout));
   expect('replicationFactor', raw.replicationFactor === -1 || isPositiveInt(raw.replicationFactor));
   expect('maxUncommittedBytes', isPositiveInt(raw.maxUncommittedBytes));
+  expect(
+    'statestoreCacheMaxBytes',
+    raw.statestoreCacheMaxBytes === 0 || isPositiveInt(raw.statestoreCacheMaxBytes),
+  );
   expect('taskStallTimeoutMs', raw.taskStallTimeoutMs === 0 || isPositiveInt(raw.taskStallTimeoutMs));
   expect(
     'maxTaskIdleMs',
@@ -383,6 +398,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     applicationServer: raw.applicationServer as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? -1,
     maxUncommittedBytes: (raw.maxUncommittedBytes as number | undefined) ?? 64 * 1024 * 1024,
+    statestoreCacheMaxBytes: (raw.statestoreCacheMaxBytes as number | undefined) ?? DEFAULT_CACHE_MAX_BYTES,
     taskStallTimeoutMs,
     maxTaskIdleMs: (raw.maxTaskIdleMs as number | undefined) ?? 0,
     producer,

@@ -44,6 +44,12 @@ export interface Materialized<K, V> extends Named {
   loggingEnabled?: boolean;
   /** Windowed stores: how long windows are kept (Kafka Streams' withRetention); default size + grace. */
   retentionMs?: number;
+  /**
+   * Kafka Streams' withCachingEnabled / withCachingDisabled: the store's updates go downstream
+   * through the instance's record cache (`statestoreCacheMaxBytes`), so that a key updated several
+   * times between commits is forwarded once. Default true.
+   */
+  cachingEnabled?: boolean;
 }
 
 /**

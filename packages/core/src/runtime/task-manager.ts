@@ -13,6 +13,7 @@ import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { Topology } from '../processor/topology.ts';
+import { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
@@ -74,11 +75,13 @@ export class TaskManager {
   private generation = 0;
   private readonly log: Logger;
   private readonly uncommittedBytes: UncommittedBytesBudget;
+  private readonly threadCache: ThreadCache;
 
   constructor(private readonly deps: TaskManagerDeps) {
     const { config, topology } = deps;
     this.log = deps.logger;
     this.uncommittedBytes = new UncommittedBytesBudget(config.maxUncommittedBytes);
+    this.threadCache = new ThreadCache(config.statestoreCacheMaxBytes);
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
     }
@@ -402,6 +405,7 @@ export class TaskManager {
       recorder,
       logger: this.log,
       uncommittedBytes: this.uncommittedBytes,
+      threadCache: this.threadCache,
       globalStore: this.deps.globalStore,
       producerFor: (taskId: string): TaskProducer =>
         config.exactlyOnce

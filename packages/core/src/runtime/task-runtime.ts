@@ -21,6 +21,7 @@ import { type InputRecord, type OutputRecord, topicPartitionKey } from '../proce
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
 import { levelBytesStores } from '../state/bytes-stores.ts';
+import type { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
@@ -34,6 +35,8 @@ export interface TaskRuntimeDeps {
   logger: Logger;
   /** The instance's one bound on uncommitted store bytes (maxUncommittedBytes), shared by its tasks. */
   uncommittedBytes: UncommittedBytesBudget;
+  /** The instance's record cache (statestoreCacheMaxBytes), shared by its tasks. */
+  threadCache: ThreadCache;
   globalStore?: ((storeName: string) => StateStore | undefined) | undefined;
   producerFor(taskId: string): TaskProducer;
 }
@@ -74,6 +77,7 @@ export class TaskRuntime {
       storeFactory: (_storeName, _taskId, builder) => builder.bytesStore(levelBytesStores(dir)),
       checkpointFile: join(dir, '.checkpoint'),
       uncommittedBytes: deps.uncommittedBytes,
+      threadCache: deps.threadCache,
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
@@ -224,6 +228,7 @@ export class TaskRuntime {
 
   /** Sends the remaining output and the store changes; returns the changelog end offsets. */
   async sendForCommit(): Promise<TopicPartitionOffset[]> {
+    await this.task.prepareCommit();
     const now = Date.now();
     const changelog: OutputRecord[] = this.task.changelogRecords().map((c) => ({
       topic: c.topic,

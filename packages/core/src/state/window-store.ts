@@ -1,4 +1,9 @@
-import { type StoreSerde, type TransactionalBuffer, WindowKeySchema } from '@kstreams/state-store';
+import {
+  type LastWriteTracking,
+  type StoreSerde,
+  type TransactionalBuffer,
+  WindowKeySchema,
+} from '@kstreams/state-store';
 import { StreamsError } from '../errors.ts';
 import type { Windowed } from '../windowed.ts';
 import type { StateStore } from './state-store.ts';
@@ -36,7 +41,10 @@ export interface WindowStore<K, V> extends ReadOnlyWindowStore<K, V>, StateStore
  * (`[key][window start][seqnum]`, also the changelog's), so one key's windows sort by start.
  * Windows end at start + windowSize.
  */
-export class TypedWindowStore<K, V> implements WindowStore<K, V> {
+export class TypedWindowStore<K, V> implements WindowStore<K, V>, LastWriteTracking {
+  lastWrittenKey: Buffer | undefined;
+  lastWrittenBytes = 0;
+
   constructor(
     readonly name: string,
     private readonly buffer: TransactionalBuffer,
@@ -94,8 +102,15 @@ export class TypedWindowStore<K, V> implements WindowStore<K, V> {
       return;
     }
     const storeKey = WindowKeySchema.toStoreKey(this.keyBytes(key), windowStart);
-    if (value === null || value === undefined) this.buffer.delete(storeKey);
-    else this.buffer.put(storeKey, this.valueSerde.serialize(value));
+    this.lastWrittenKey = storeKey;
+    if (value === null || value === undefined) {
+      this.lastWrittenBytes = storeKey.length;
+      this.buffer.delete(storeKey);
+      return;
+    }
+    const valueBytes = this.valueSerde.serialize(value);
+    this.lastWrittenBytes = storeKey.length + valueBytes.length;
+    this.buffer.put(storeKey, valueBytes);
   }
 
   fetch(key: K, windowStart: number): V | undefined;

@@ -18,6 +18,7 @@ import type { Headers } from '../processor/record.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { inMemoryBytesStores } from '../state/bytes-stores.ts';
+import { DEFAULT_CACHE_MAX_BYTES, ThreadCache } from '../state/internals/thread-cache.ts';
 import { type ReadOnlySessionStore, readOnlySessionStore } from '../state/session-store.ts';
 import type { StoreBuilder } from '../state/store-builder.ts';
 import { timestampedView, type ValueAndTimestamp } from '../state/value-and-timestamp.ts';
@@ -40,6 +41,12 @@ export interface TopologyTestDriverConfig extends ExceptionHandlerSettings {
   storeFactory?: (storeName: string, taskId: string, builder: StoreBuilder) => KeyValueBytesStore;
   /** Sink records larger than this are a RecordTooLargeError. Default 1,048,576. */
   maxRequestSize?: number;
+  /**
+   * The record cache, as in StreamsConfig (default 10 MiB; 0: none). As Kafka Streams' driver
+   * does, the driver commits, and so flushes the caches, after each record: a cache only merges
+   * the updates that one record makes to the same key (a flatMap before a count, say).
+   */
+  statestoreCacheMaxBytes?: number;
   logger?: Logger;
 }
 
@@ -91,6 +98,7 @@ export class TopologyTestDriver implements TopicDriver {
       });
     }
     const globalStore = (name: string) => this.globalTask?.store(name);
+    const threadCache = new ThreadCache(config.statestoreCacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES);
     for (const sub of topology.subtopologies(this.applicationId)) {
       const task = new StreamTask({
         id: { subtopology: sub.id, partition: 0 },
@@ -100,6 +108,7 @@ export class TopologyTestDriver implements TopicDriver {
         storeFactory,
         now: () => this.wallClockMs,
         globalStore,
+        threadCache,
         ...defaultSerdes,
         errorHandling: { handlers, maxRecordBytes: config.maxRequestSize ?? 1_048_576 },
         ...(config.logger === undefined ? {} : { logger: config.logger }),
@@ -155,6 +164,7 @@ export class TopologyTestDriver implements TopicDriver {
     return this.enqueue(async () => {
       this.wallClockMs += ms;
       for (const task of this.tasks) await task.punctuateWallClock(this.wallClockMs);
+      await this.flushCaches();
       await this.processRouted();
       await this.commit();
     });
@@ -298,6 +308,12 @@ export class TopologyTestDriver implements TopicDriver {
     const task = this.taskByTopic.get(record.topic);
     if (task === undefined) throw new StreamsError(`The topology does not read topic '${record.topic}'`);
     await task.process(record);
+    await this.flushCaches();
+  }
+
+  /** Kafka Streams' driver commits after each record: the caches forward what the record left there. */
+  private async flushCaches(): Promise<void> {
+    for (const task of this.tasks) await task.prepareCommit();
   }
 
   private capture(record: OutputRecord): void {

@@ -1,5 +1,6 @@
 import type { TransactionalBuffer } from '../buffer/transactional-buffer.ts';
 import { InvalidStoreArgumentError } from '../errors.ts';
+import type { LastWriteTracking } from '../types.ts';
 
 /** Converts store keys or values to bytes. Range queries follow the byte order of the serialized keys. */
 export interface StoreSerde<T> {
@@ -23,8 +24,10 @@ export interface KeyValueStore<K, V> {
  * Applies serdes over a task's transactional buffer. As in Kafka Streams, `put(key, null)`
  * deletes the key, and null keys are rejected.
  */
-export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
+export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V>, LastWriteTracking {
   readonly name: string;
+  lastWrittenKey: Buffer | undefined;
+  lastWrittenBytes = 0;
   private readonly buffer: TransactionalBuffer;
   private readonly keySerde: StoreSerde<K>;
   private readonly valueSerde: StoreSerde<V>;
@@ -51,8 +54,14 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
 
   put(key: K, value: V): void {
     const keyBytes = this.keyBytes(key, 'put');
-    if (value === null || value === undefined) this.buffer.delete(keyBytes);
-    else this.buffer.put(keyBytes, this.valueSerde.serialize(value));
+    if (value === null || value === undefined) {
+      this.wrote(keyBytes, 0);
+      this.buffer.delete(keyBytes);
+      return;
+    }
+    const valueBytes = this.valueSerde.serialize(value);
+    this.wrote(keyBytes, valueBytes.length);
+    this.buffer.put(keyBytes, valueBytes);
   }
 
   putIfAbsent(key: K, value: V): V | undefined {
@@ -64,7 +73,14 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V> {
   }
 
   delete(key: K): V | undefined {
-    return this.toValue(this.buffer.delete(this.keyBytes(key, 'delete')));
+    const keyBytes = this.keyBytes(key, 'delete');
+    this.wrote(keyBytes, 0);
+    return this.toValue(this.buffer.delete(keyBytes));
+  }
+
+  private wrote(keyBytes: Buffer, valueLength: number): void {
+    this.lastWrittenKey = keyBytes;
+    this.lastWrittenBytes = keyBytes.length + valueLength;
   }
 
   range(from: K | undefined, to: K | undefined): AsyncIterableIterator<{ key: K; value: V }> {

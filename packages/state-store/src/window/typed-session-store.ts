@@ -1,6 +1,7 @@
 import type { TransactionalBuffer } from '../buffer/transactional-buffer.ts';
 import { InvalidStoreArgumentError } from '../errors.ts';
 import type { StoreSerde } from '../typed/typed-key-value-store.ts';
+import type { LastWriteTracking } from '../types.ts';
 import { SessionKeySchema } from './key-schema.ts';
 
 /** A session window of one key (Kafka Streams' `Windowed<K>` over a `SessionWindow`); both ends inclusive. */
@@ -49,8 +50,10 @@ const MAX_LONG = Buffer.from([0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
  * longer keys that start with the same bytes, so entries are kept only if their key is exactly
  * the key asked for (Kafka Streams' hasNextCondition does the same).
  */
-export class TypedSessionStore<K, AGG> implements SessionStore<K, AGG> {
+export class TypedSessionStore<K, AGG> implements SessionStore<K, AGG>, LastWriteTracking {
   readonly name: string;
+  lastWrittenKey: Buffer | undefined;
+  lastWrittenBytes = 0;
   private readonly buffer: TransactionalBuffer;
   private readonly keySerde: StoreSerde<K>;
   private readonly aggSerde: StoreSerde<AGG>;
@@ -64,12 +67,22 @@ export class TypedSessionStore<K, AGG> implements SessionStore<K, AGG> {
 
   put(sessionKey: SessionWindowedKey<K>, aggregate: AGG | null | undefined): void {
     const storeKey = this.storeKey(sessionKey, 'put');
-    if (aggregate === null || aggregate === undefined) this.buffer.delete(storeKey);
-    else this.buffer.put(storeKey, this.aggSerde.serialize(aggregate));
+    this.lastWrittenKey = storeKey;
+    if (aggregate === null || aggregate === undefined) {
+      this.lastWrittenBytes = storeKey.length;
+      this.buffer.delete(storeKey);
+      return;
+    }
+    const bytes = this.aggSerde.serialize(aggregate);
+    this.lastWrittenBytes = storeKey.length + bytes.length;
+    this.buffer.put(storeKey, bytes);
   }
 
   remove(sessionKey: SessionWindowedKey<K>): void {
-    this.buffer.delete(this.storeKey(sessionKey, 'remove'));
+    const storeKey = this.storeKey(sessionKey, 'remove');
+    this.lastWrittenKey = storeKey;
+    this.lastWrittenBytes = storeKey.length;
+    this.buffer.delete(storeKey);
   }
 
   fetchSession(key: K, sessionStartTime: number, sessionEndTime: number): AGG | undefined {

@@ -3,6 +3,7 @@ import type { Processor, ProcessorContext } from '../../processor/processor.ts';
 import type { Record } from '../../processor/record.ts';
 import { timestampedView, type ValueAndTimestamp } from '../../state/value-and-timestamp.ts';
 import { Change } from './change.ts';
+import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 
 type Ctx = ProcessorContext<unknown, unknown>;
 
@@ -17,14 +18,14 @@ function isAbsent(value: unknown): value is null | undefined {
  * restart; its changelog holds the same bytes.
  */
 abstract class AggregateProcessor<In> implements Processor<unknown, In, unknown, unknown> {
-  private ctx!: Ctx;
   private store!: TypedKeyValueStore<unknown, ValueAndTimestamp<unknown>>;
+  private forwarder!: TimestampedTupleForwarder;
 
   constructor(private readonly storeName: string) {}
 
   init(context: Ctx): void {
-    this.ctx = context;
     this.store = timestampedView(context.getStateStore<TypedKeyValueStore<unknown, unknown>>(this.storeName));
+    this.forwarder = new TimestampedTupleForwarder(context, this.store, this.storeName);
   }
 
   process(record: Record<unknown, In>): void {
@@ -36,7 +37,7 @@ abstract class AggregateProcessor<In> implements Processor<unknown, In, unknown,
       previous === undefined ? record.timestamp : Math.max(record.timestamp, previous.timestamp);
     if (next === null) this.store.delete(record.key);
     else this.store.put(record.key, { value: next, timestamp });
-    this.ctx.forward(record.withValue(new Change(next, old ?? null)).withTimestamp(timestamp));
+    this.forwarder.maybeForward(record.withValue(new Change(next, old ?? null)).withTimestamp(timestamp));
   }
 
   /** Records the aggregation ignores. */

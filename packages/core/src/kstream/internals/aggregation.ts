@@ -43,6 +43,7 @@ export function addAggregation<K, VA, KT = K>(
     ? spec.store(storeName, keySerde, valueSerde)
     : timestampedKeyValueStoreBuilder(storeName, keySerde, valueSerde);
   builder.addStateStore(store, materialized.loggingEnabled, name);
+  if (materialized.cachingEnabled !== false) builder.topology.enableCaching(storeName);
   spec.addExtras?.(storeName, name);
   const tableKeySerde = spec.tableKeySerde
     ? spec.tableKeySerde(keySerde)

@@ -1,10 +1,11 @@
-import type { SessionEntry, SessionStore } from '@kstreams/state-store';
+import type { LastWriteTracking, SessionEntry, SessionStore } from '@kstreams/state-store';
 import type { Processor, ProcessorContext } from '../../processor/processor.ts';
 import { Record } from '../../processor/record.ts';
 import type { Windowed } from '../../windowed.ts';
 import type { SessionWindows } from '../session-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
+import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
 
@@ -19,7 +20,8 @@ export class SessionWindowAggregateProcessor
   implements Processor<unknown, unknown, Windowed<unknown>, Change<unknown>>
 {
   private ctx!: Ctx;
-  private store!: SessionStore<unknown, unknown>;
+  private store!: SessionStore<unknown, unknown> & LastWriteTracking;
+  private forwarder!: TimestampedTupleForwarder;
   private observedStreamTime = -1;
 
   constructor(
@@ -32,7 +34,12 @@ export class SessionWindowAggregateProcessor
 
   init(context: Ctx): void {
     this.ctx = context;
-    this.store = context.getStateStore<SessionStore<unknown, unknown>>(this.storeName);
+    this.store = context.getStateStore<SessionStore<unknown, unknown> & LastWriteTracking>(this.storeName);
+    this.forwarder = new TimestampedTupleForwarder(
+      context as ProcessorContext<unknown, unknown>,
+      this.store,
+      this.storeName,
+    );
   }
 
   async process(record: Record<unknown, unknown>): Promise<void> {
@@ -77,8 +84,8 @@ export class SessionWindowAggregateProcessor
     oldAgg: unknown,
   ): void {
     // A new record, as in Kafka Streams: the input's headers are not carried over.
-    this.ctx.forward(
-      new Record<Windowed<unknown>, Change<unknown>>(
+    this.forwarder.maybeForward(
+      new Record<unknown, Change<unknown>>(
         { key: record.key, window: { start, end } },
         new Change(newAgg ?? null, oldAgg ?? null),
         end,

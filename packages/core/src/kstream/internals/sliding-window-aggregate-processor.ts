@@ -6,6 +6,7 @@ import type { Window, Windowed } from '../../windowed.ts';
 import type { SlidingWindows } from '../sliding-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
+import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
 /** A window's aggregate and its largest record timestamp; undefined when it has none (Java's null). */
@@ -39,6 +40,7 @@ export class SlidingWindowAggregateProcessor
 {
   private ctx!: Ctx;
   private store!: TypedWindowStore<unknown, ValueAndTimestamp<unknown>>;
+  private forwarder!: TimestampedTupleForwarder;
   private observedStreamTime = -1;
   private readonly d: number;
 
@@ -55,6 +57,11 @@ export class SlidingWindowAggregateProcessor
     this.ctx = context;
     this.store = timestampedWindowView(
       context.getStateStore<TypedWindowStore<unknown, unknown>>(this.storeName),
+    );
+    this.forwarder = new TimestampedTupleForwarder(
+      context as ProcessorContext<unknown, unknown>,
+      this.store,
+      this.storeName,
     );
   }
 
@@ -179,9 +186,9 @@ export class SlidingWindowAggregateProcessor
   }
 
   private forward(record: In, window: Window, newAgg: unknown, oldAgg: unknown, timestamp: number): void {
-    this.ctx.forward(
+    this.forwarder.maybeForward(
       record
-        .withKey({ key: record.key, window })
+        .withKey<unknown>({ key: record.key, window })
         .withValue(new Change(absent(newAgg) ? null : newAgg, oldAgg ?? null))
         .withTimestamp(timestamp),
     );

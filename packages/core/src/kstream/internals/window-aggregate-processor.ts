@@ -6,6 +6,7 @@ import type { Windowed } from '../../windowed.ts';
 import type { TimeWindows } from '../time-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
+import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 import type { WindowCloseEmitter } from './window-close-emitter.ts';
 
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
@@ -20,6 +21,7 @@ export class WindowAggregateProcessor
 {
   private ctx!: Ctx;
   private store!: TypedWindowStore<unknown, ValueAndTimestamp<unknown>>;
+  private forwarder!: TimestampedTupleForwarder;
   private observedStreamTime = -1;
 
   constructor(
@@ -35,6 +37,11 @@ export class WindowAggregateProcessor
     this.ctx = context;
     this.store = timestampedWindowView(
       context.getStateStore<TypedWindowStore<unknown, unknown>>(this.storeName),
+    );
+    this.forwarder = new TimestampedTupleForwarder(
+      context as ProcessorContext<unknown, unknown>,
+      this.store,
+      this.storeName,
     );
     this.onWindowClose?.init(context as ProcessorContext<unknown, unknown>);
   }
@@ -64,9 +71,9 @@ export class WindowAggregateProcessor
       const absent = aggregate === null || aggregate === undefined;
       this.store.put(record.key, absent ? null : { value: aggregate, timestamp }, window.start);
       if (this.onWindowClose !== undefined) continue;
-      this.ctx.forward(
+      this.forwarder.maybeForward(
         record
-          .withKey({ key: record.key, window })
+          .withKey<unknown>({ key: record.key, window })
           .withValue(new Change(absent ? null : aggregate, previous?.value ?? null))
           .withTimestamp(timestamp),
       );

@@ -99,6 +99,8 @@ export class InternalTopologyBuilder {
   private readonly nodes = new Map<string, NodeDef>();
   private readonly topicToSource = new Map<string, string>();
   private readonly storeBuilders = new Map<string, StoreBuilder>();
+  /** The DSL stores with a record cache (Materialized's caching, on unless turned off). */
+  private readonly cachedStores = new Set<string>();
   /** Raw names (`<name>-repartition`) of topics that get the application id as prefix. */
   private readonly internalTopics = new Set<string>();
   private nextOrder = 0;
@@ -269,6 +271,15 @@ export class InternalTopologyBuilder {
 
   node(name: string): NodeDef | undefined {
     return this.nodes.get(name);
+  }
+
+  /** Kafka Streams' withCachingEnabled: the store's operator forwards through a record cache. */
+  enableCaching(storeName: string): void {
+    this.cachedStores.add(storeName);
+  }
+
+  cachingEnabled(storeName: string): boolean {
+    return this.cachedStores.has(storeName);
   }
 
   storeBuilder(name: string): StoreBuilder | undefined {

@@ -1,3 +1,4 @@
+import type { DirtyEntry, NamedCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type {
   Cancellable,
@@ -35,6 +36,8 @@ export interface TaskServices {
   recordDropped(node: RuntimeNodeRef, reason: string): void;
   /** The config's default serdes, for operators that serialize themselves (the foreign-key join). */
   readonly defaultSerdes?: DefaultSerdes;
+  /** A record cache for a DSL store; undefined when the instance caches nothing. */
+  recordCache?<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined;
 }
 
 export interface RuntimeNodeRef {
@@ -90,6 +93,11 @@ export class ProcessorContextImpl implements ProcessorContext<unknown, unknown> 
   /** Internal: for the DSL's operators that serialize themselves (Kafka Streams' context.keySerde()). */
   defaultSerdes(): DefaultSerdes {
     return this.task.defaultSerdes ?? {};
+  }
+
+  /** Internal: for the DSL's materializing operators (Kafka Streams' caching layer). */
+  recordCache<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined {
+    return this.task.recordCache?.(storeName, listener);
   }
 
   /** Internal: for the DSL's operators (Kafka Streams' dropped-records sensor). */

@@ -1,6 +1,7 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
 import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
+import type { DirtyEntry, NamedCache, ThreadCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
 import type { FixedKeyRecord, Record } from '../record.ts';
@@ -31,6 +32,7 @@ import type { RecordCollector } from './record-collector.ts';
 import type { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord } from './records.ts';
 import type { DefaultSerdes } from './serde-resolver.ts';
+import { TaskCaches } from './task-caches.ts';
 
 export type { TaskId } from '../task-id.ts';
 
@@ -59,6 +61,8 @@ export interface StreamTaskOptions extends StateOptions {
   now?: () => number;
   /** The global stores (kept by the global stream thread), by name; any processor may read them. */
   globalStore?: (storeName: string) => StateStore | undefined;
+  /** The instance's record cache (`statestoreCacheMaxBytes`); none: every update is forwarded. */
+  threadCache?: ThreadCache;
 }
 
 let defaultLogger: Logger | undefined;
@@ -86,6 +90,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly deserializer: RecordDeserializer;
   private readonly errors: TaskExceptionHandling;
   private readonly punctuation = new TaskPunctuation<ProcessorRuntimeNode>();
+  private readonly caches: TaskCaches;
 
   private topologyInitialized = false;
   private closed = false;
@@ -110,6 +115,9 @@ export class StreamTask implements TaskServices, SinkTarget {
       defaultValueSerde: options.defaultValueSerde,
     };
     this.now = options.now ?? Date.now;
+    this.caches = new TaskCaches(options.threadCache, this.idString, (store) =>
+      options.topology.internalBuilder.cachingEnabled(store),
+    );
     defaultLogger ??= pino({ name: 'kstreams' });
     this.logger = (options.logger ?? defaultLogger).child({ task: this.idString });
 
@@ -327,6 +335,10 @@ export class StreamTask implements TaskServices, SinkTarget {
     return r === undefined ? undefined : { topic: r.topic, partition: r.partition, offset: r.offset };
   }
 
+  recordCache<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined {
+    return this.caches.create(storeName, listener);
+  }
+
   requestCommit(): void {
     this.wantsCommit = true;
   }
@@ -399,6 +411,11 @@ export class StreamTask implements TaskServices, SinkTarget {
     return this.processedRecords;
   }
 
+  /** Before the changelog and the output are sent: the record caches forward what they hold. */
+  prepareCommit(): Promise<void> {
+    return this.caches.flush(() => this.work.drain());
+  }
+
   /** Pending store changes for the changelog (last value per key, null = tombstone); does not clear. */
   changelogRecords(): ChangelogChange[] {
     return this.stateManager.changelogRecords();
@@ -427,6 +444,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   /** Drops the buffered store writes and the offsets consumed since the last commit. */
   rollback(): void {
+    this.caches.clear();
     this.stateManager.rollback();
     this.consumed = new Map(this.committedConsumed);
     this.work.clear();
@@ -449,6 +467,7 @@ export class StreamTask implements TaskServices, SinkTarget {
         }
       }
     }
+    this.caches.clear();
     const storeError = await this.stateManager.close();
     firstError ??= storeError;
     if (firstError !== undefined) throw firstError;
