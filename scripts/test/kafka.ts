@@ -71,6 +71,12 @@ export function topicsForThisFile() {
   };
 }
 
+/**
+ * Until the topic shows all `numPartitions` partitions, each with a leader. Core's
+ * StreamsAdmin.waitForTopics polls alike, but it is internal to @kstreams/core (not in its index),
+ * scripts/ imports no package's src (its tsconfig's rootDir is scripts/), and loading core's
+ * kafka/ would patch kafkajs (producer-grouping.ts) for every test that uses these helpers.
+ */
 async function waitForLeaders(admin: Admin, topic: string, numPartitions: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {

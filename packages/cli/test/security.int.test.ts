@@ -8,50 +8,24 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  AclOperationTypes,
-  AclPermissionTypes,
-  AclResourceTypes,
-  Kafka,
-  logLevel,
-  ResourcePatternTypes,
-} from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  brokerClientConfig,
-  brokerOptions,
-  brokerPaths,
-  start,
-  stop,
-} from '../../../scripts/kafka/broker.ts';
-import { ensureTls } from '../../../scripts/kafka/secure.ts';
+import { AclOperationTypes, AclResourceTypes, ResourcePatternTypes } from 'kafkajs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type AclRule, secureBrokerForThisFile } from '../../../scripts/test/secure-broker.ts';
 import { createTopics, produce, uniqueName } from '../../core/test/runtime/kafka-helpers.ts';
 import { runCli } from '../src/index.ts';
 import type { LagRow } from '../src/ops/lag.ts';
 
-/** Known passwords: what the secret search looks for (the broker script wants [A-Za-z0-9_.-]). */
-const APP_PASSWORD = `app-${randomBytes(8).toString('hex')}`;
+const broker = secureBrokerForThisFile(19892, ['app', 'noacl', 'nogroup']);
+const { brokers } = broker;
+/** Known passwords: what the secret search looks for. */
+const APP_PASSWORD = broker.passwords.app;
 const WRONG_PASSWORD = `wrong-${randomBytes(8).toString('hex')}`;
-const opts = {
-  ...brokerOptions({ ...process.env, KAFKA_PORT: '19892' }),
-  secure: {
-    superUser: 'admin',
-    users: {
-      admin: `admin-${randomBytes(8).toString('hex')}`,
-      app: APP_PASSWORD,
-      noacl: `noacl-${randomBytes(8).toString('hex')}`,
-      nogroup: `nogroup-${randomBytes(8).toString('hex')}`,
-    },
-  },
-};
-const brokers = `${opts.host}:${opts.port}`;
 const dir = mkdtempSync(join(tmpdir(), 'kstreams-cli-secure-'));
 const tag = uniqueName('cli-sec');
 const topic = `${tag}-in`;
 const applicationId = `${tag}-app`;
 /** Every stdout and stderr of every command run here: the password must be in none. */
 const outputs: string[] = [];
-let started = false;
 let ca: string;
 let appConfig: string;
 
@@ -85,43 +59,21 @@ const properties = (user: string, password: string) => {
 };
 
 beforeAll(async () => {
-  started = (await start(opts, () => {})).started;
-  ca = ensureTls(brokerPaths(opts).home).ca;
+  ca = broker.caFile();
   appConfig = properties('app', APP_PASSWORD);
-  const kafka = new Kafka({
-    brokers: [brokers],
-    logLevel: logLevel.NOTHING,
-    ...brokerClientConfig(opts, 'admin'),
-  });
-  const admin = kafka.admin();
-  await admin.connect();
+  const kafka = broker.kafka();
   await createTopics(kafka, [{ topic, numPartitions: 1 }]);
   // Exactly the ACLs the commands name as needed (see their errors): nothing more.
   const { TOPIC, GROUP } = AclResourceTypes;
   const { READ, DESCRIBE } = AclOperationTypes;
   const { LITERAL, PREFIXED } = ResourcePatternTypes;
-  const rules: Array<[AclResourceTypes, string, ResourcePatternTypes, AclOperationTypes[]]> = [
-    [TOPIC, topic, LITERAL, [READ, DESCRIBE]],
+  const readTopic: AclRule = [TOPIC, topic, LITERAL, [READ, DESCRIBE]];
+  await broker.allow('app', [
+    readTopic,
     [GROUP, 'kstreams-verify-', PREFIXED, [READ]],
     [GROUP, applicationId, LITERAL, [DESCRIBE]],
-  ];
-  const forNogroup: typeof rules = [[TOPIC, topic, LITERAL, [READ, DESCRIBE]]];
-  await admin.createAcls({
-    acl: [
-      ...rules.map((r) => ['app', r] as const),
-      ...forNogroup.map((r) => ['nogroup', r] as const),
-    ].flatMap(([user, [resourceType, resourceName, resourcePatternType, operations]]) =>
-      operations.map((operation) => ({
-        resourceType,
-        resourceName,
-        resourcePatternType,
-        principal: `User:${user}`,
-        host: '*',
-        operation,
-        permissionType: AclPermissionTypes.ALLOW,
-      })),
-    ),
-  });
+  ]);
+  await broker.allow('nogroup', [readTopic]);
   const long = (n: number) => {
     const b = Buffer.alloc(8);
     b.writeBigInt64BE(BigInt(n));
@@ -133,13 +85,11 @@ beforeAll(async () => {
     kafka,
   );
   // The app's group has read two of the six records.
+  const admin = kafka.admin();
+  await admin.connect();
   await admin.setOffsets({ groupId: applicationId, topic, partitions: [{ partition: 0, offset: '2' }] });
   await admin.disconnect();
 }, 120_000);
-// Stops only a broker this file started (a developer may keep one running between runs).
-afterAll(async () => {
-  if (started) await stop(opts, { clean: true });
-}, 60_000);
 
 describe('kstreams on a SASL_SSL cluster with ACLs', () => {
   it('verify, lag and reset --dry-run work as the authorized user, from a properties file, flags or variables', async () => {
@@ -253,7 +203,7 @@ describe('kstreams on a SASL_SSL cluster with ACLs', () => {
   });
 
   it('missing ACLs: one line with the user, what the command needs and the kafka-acls line', async () => {
-    const noacl = properties('noacl', opts.secure.users.noacl);
+    const noacl = properties('noacl', broker.passwords.noacl);
     const r = await cli(['lag', '--application-id', applicationId, '--command-config', noacl]);
     console.log(`[cli-security] missing ACL: exit ${r.code} after ${r.tookMs} ms: ${r.err.trim()}`);
     expect(r.code).toBe(1);
@@ -269,7 +219,7 @@ describe('kstreams on a SASL_SSL cluster with ACLs', () => {
       topic,
       '--expect-sequences',
       '--command-config',
-      properties('nogroup', opts.secure.users.nogroup),
+      properties('nogroup', broker.passwords.nogroup),
     ]);
     console.log(
       `[cli-security] verify without the group ACL: exit ${v.code} after ${v.tookMs} ms: ${v.err.trim()}`,

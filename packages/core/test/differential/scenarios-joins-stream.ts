@@ -6,6 +6,7 @@
 import type { Scenario, ScenarioInput } from '../../../../scripts/differential/kafka-streams.ts';
 import { JoinWindows, type KStream, type StreamsBuilder } from '../../src/kstream/index.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
+import { DSL_GUIDE_STREAM_JOIN_INPUT, dslGuideTopicRecords } from '../fixtures/dsl-guide-joins.ts';
 
 const S = Serdes.String();
 const pair = (l: string | null, r: string | null) => `[${l}, ${r}]`;
@@ -91,30 +92,7 @@ export const joinStreamTopologies: Record<string, (builder: StreamsBuilder) => v
   ]),
 );
 
-/** The DSL guide's stream-stream join table: key 'k', [timestamp, side, value]. */
-const docsInput: ScenarioInput[] = (
-  [
-    [1, 'left', null],
-    [2, 'right', null],
-    [3, 'left', 'A'],
-    [4, 'right', 'a'],
-    [5, 'left', 'B'],
-    [6, 'right', 'b'],
-    [7, 'left', null],
-    [8, 'right', null],
-    [9, 'left', 'C'],
-    [10, 'right', 'c'],
-    [11, 'right', null],
-    [12, 'left', null],
-    [13, 'right', null],
-    [14, 'right', 'd'],
-    [15, 'left', 'D'],
-    [40, 'left', 'E'],
-    [60, 'left', 'F'],
-    [80, 'right', 'f'],
-    [100, 'left', 'G'],
-  ] as const
-).map(([timestamp, topic, value]) => ({ topic, key: 'k', value, timestamp }));
+const docsInput: ScenarioInput[] = dslGuideTopicRecords(DSL_GUIDE_STREAM_JOIN_INPUT);
 
 /** A small seeded generator (mulberry32), so that both sides get the same records. */
 function prng(seed: number): () => number {

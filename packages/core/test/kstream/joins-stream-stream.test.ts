@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JoinWindows, type KStream, StreamsBuilder } from '../../src/kstream/index.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
+import { DSL_GUIDE_STREAM_JOIN_INPUT as DOCS_INPUT, type JoinSide } from '../fixtures/dsl-guide-joins.ts';
 
 const S = Serdes.String();
 let driver: TopologyTestDriver | undefined;
@@ -43,7 +44,7 @@ function start(builder: StreamsBuilder): TopologyTestDriver {
 /** Pipes each [timestamp, side, value] of key 'k' and returns, per input, what came out ("value@ts"). */
 async function run(
   d: TopologyTestDriver,
-  input: ReadonlyArray<readonly [number, 'left' | 'right', string | null, string?]>,
+  input: ReadonlyArray<readonly [number, JoinSide, string | null, string?]>,
 ): Promise<string[][]> {
   const topics = { left: d.createInputTopic('left', S, S), right: d.createInputTopic('right', S, S) };
   const out = d.createOutputTopic('out', S, S);
@@ -56,29 +57,6 @@ async function run(
   }
   return results;
 }
-
-/** The DSL guide's input: [timestamp, side, value] for one key. */
-const DOCS_INPUT = [
-  [1, 'left', null],
-  [2, 'right', null],
-  [3, 'left', 'A'],
-  [4, 'right', 'a'],
-  [5, 'left', 'B'],
-  [6, 'right', 'b'],
-  [7, 'left', null],
-  [8, 'right', null],
-  [9, 'left', 'C'],
-  [10, 'right', 'c'],
-  [11, 'right', null],
-  [12, 'left', null],
-  [13, 'right', null],
-  [14, 'right', 'd'],
-  [15, 'left', 'D'],
-  [40, 'left', 'E'],
-  [60, 'left', 'F'],
-  [80, 'right', 'f'],
-  [100, 'left', 'G'],
-] as const;
 
 /** Rows 1..15 of the guide's table: the same for all three joins (every record finds a partner). */
 const INNER_ROWS: string[][] = [

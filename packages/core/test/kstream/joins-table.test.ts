@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type KStream, type KTable, StreamsBuilder } from '../../src/kstream/index.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
+import { DSL_GUIDE_JOIN_INPUT as DOCS_INPUT } from '../fixtures/dsl-guide-joins.ts';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -22,25 +23,6 @@ function start(builder: StreamsBuilder): TopologyTestDriver {
   driver = new TopologyTestDriver(builder.build(), { defaultKeySerde: S, defaultValueSerde: S });
   return driver;
 }
-
-/** The DSL guide's input: [timestamp, side, value] for one key. */
-const DOCS_INPUT: Array<[number, 'left' | 'right', string | null]> = [
-  [1, 'left', null],
-  [2, 'right', null],
-  [3, 'left', 'A'],
-  [4, 'right', 'a'],
-  [5, 'left', 'B'],
-  [6, 'right', 'b'],
-  [7, 'left', null],
-  [8, 'right', null],
-  [9, 'left', 'C'],
-  [10, 'right', 'c'],
-  [11, 'right', null],
-  [12, 'left', null],
-  [13, 'right', null],
-  [14, 'right', 'd'],
-  [15, 'left', 'D'],
-];
 
 const docsJoiner = (left: string | null, right: string | null) => `[${left}, ${right}]`;
 

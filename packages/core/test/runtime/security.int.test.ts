@@ -4,17 +4,10 @@
 // rights on the app's transactional ids gets a clear authorization error, fast, not a hang.
 import { randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
-import {
-  AclOperationTypes,
-  AclPermissionTypes,
-  AclResourceTypes,
-  Kafka,
-  logLevel,
-  ResourcePatternTypes,
-} from 'kafkajs';
+import { AclOperationTypes, AclResourceTypes, type Kafka, ResourcePatternTypes } from 'kafkajs';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerClientConfig, brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type AclRule, secureBrokerForThisFile } from '../../../../scripts/test/secure-broker.ts';
 import { AuthenticationError, AuthorizationError, KafkaStreams } from '../../src/index.ts';
 import { wordCount } from './fixtures/word-count-topology.ts';
 import {
@@ -28,29 +21,17 @@ import {
   waitFor,
 } from './kafka-helpers.ts';
 
-/** Known passwords: what the secret search looks for. Hex, as the broker script requires. */
-const APP_PASSWORD = `app-${randomBytes(8).toString('hex')}`;
-const NOTX_PASSWORD = `notx-${randomBytes(8).toString('hex')}`;
-const opts = {
-  ...brokerOptions({ ...process.env, KAFKA_PORT: '19692' }),
-  secure: {
-    superUser: 'admin',
-    users: { admin: `admin-${randomBytes(8).toString('hex')}`, app: APP_PASSWORD, notx: NOTX_PASSWORD },
-  },
-};
-const brokers = [`${opts.host}:${opts.port}`];
+const broker = secureBrokerForThisFile(19692, ['app', 'notx']);
+const brokers = [broker.brokers];
+/** Known passwords: what the secret search looks for. */
+const APP_PASSWORD = broker.passwords.app;
+const NOTX_PASSWORD = broker.passwords.notx;
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 20_000 }));
 let admin: Kafka;
-let started = false;
 
-beforeAll(async () => {
-  started = (await start(opts, () => {})).started;
-  admin = new Kafka({ brokers, logLevel: logLevel.NOTHING, ...brokerClientConfig(opts, 'admin') });
-}, 120_000);
-// Stops only a broker this file started (a developer may keep one running between runs).
-afterAll(async () => {
-  if (started) await stop(opts, { clean: true });
-}, 60_000);
+beforeAll(() => {
+  admin = broker.kafka();
+});
 
 /**
  * Grants `user` what the README says an app needs, no more: Read on the input, Write on the
@@ -58,14 +39,14 @@ afterAll(async () => {
  * transactional ids.
  */
 async function grantApp(
-  user: string,
+  user: 'app' | 'notx',
   t: { input: string; output: string; applicationId: string },
   without?: 'Group' | 'TransactionalId',
 ) {
   const { TOPIC, GROUP, TRANSACTIONAL_ID } = AclResourceTypes;
   const { READ, WRITE, CREATE, DESCRIBE } = AclOperationTypes;
   const { LITERAL, PREFIXED } = ResourcePatternTypes;
-  const rules: Array<[AclResourceTypes, string, ResourcePatternTypes, AclOperationTypes[]]> = [
+  const rules: AclRule[] = [
     [TOPIC, t.input, LITERAL, [READ, DESCRIBE]],
     [TOPIC, t.output, LITERAL, [WRITE, DESCRIBE]],
     [TOPIC, `${t.applicationId}-`, PREFIXED, [CREATE, READ, WRITE, DESCRIBE]],
@@ -75,22 +56,7 @@ async function grantApp(
   // exactly_once: one transactional id per task, `<applicationId>-<taskId>`.
   if (without !== 'TransactionalId')
     rules.push([TRANSACTIONAL_ID, `${t.applicationId}-`, PREFIXED, [WRITE, DESCRIBE]]);
-  const a = admin.admin();
-  await a.connect();
-  await a.createAcls({
-    acl: rules.flatMap(([resourceType, resourceName, resourcePatternType, operations]) =>
-      operations.map((operation) => ({
-        resourceType,
-        resourceName,
-        resourcePatternType,
-        principal: `User:${user}`,
-        host: '*',
-        operation,
-        permissionType: AclPermissionTypes.ALLOW,
-      })),
-    ),
-  });
-  await a.disconnect();
+  await broker.allow(user, rules);
 }
 
 /** A pino logger at trace (everything kstreams and kafkajs log) whose lines the test keeps. */
@@ -109,7 +75,7 @@ function newApp(input: string, output: string, applicationId: string, user: 'app
     commitIntervalMs: 100,
     stateDir: tempStateDir(),
     logger,
-    ...brokerClientConfig(opts, user),
+    ...broker.clientConfig(user),
   });
   apps.push(app);
   return { app, lines };
@@ -248,7 +214,7 @@ describe('SASL_SSL with ACLs', () => {
         brokers,
         stateDir: tempStateDir(),
         logger,
-        ...brokerClientConfig(opts, 'app'),
+        ...broker.clientConfig('app'),
         ...extra,
       });
       apps.push(app);
