@@ -1,6 +1,7 @@
 // The Kafka Streams side of the differential harness: reads scenarios (a topology name, input
 // records, the output topics to read) as JSON from the file named by the first argument, runs each
-// through Kafka Streams' own TopologyTestDriver without a record cache, and prints the output
+// through Kafka Streams' own TopologyTestDriver (without a record cache unless the scenario sets
+// cacheMaxBytes), and prints the output
 // records of each scenario as JSON on stdout. packages/core/test/differential/ runs the same
 // scenarios through ours. The topologies here and in scenarios.ts must stay the same, by name.
 
@@ -234,7 +235,8 @@ public final class Differential {
         if (suppression(builder, name)
             || tableJoins(builder, name)
             || foreignKeyJoins(builder, name)
-            || StreamJoins.build(builder, name)) break;
+            || StreamJoins.build(builder, name)
+            || CachedTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -489,14 +491,14 @@ public final class Differential {
   }
   // End of the foreign-key joins block.
 
-  private static Properties config() {
+  private static Properties config(long cacheMaxBytes) {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
     props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
-    // No record cache: every update is forwarded, which is what kstreams does today.
-    props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
+    // No record cache (every update is forwarded) unless the scenario asks for one.
+    props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheMaxBytes);
     return props;
   }
 
@@ -511,7 +513,7 @@ public final class Differential {
       node.put("value", topology.describe().toString());
       node.put("timestamp", 0);
     }
-    try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(), Instant.EPOCH)) {
+    try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(scenario.path("cacheMaxBytes").asLong(0)), Instant.EPOCH)) {
       Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
       // EmitStrategy.onWindowClose reads closed windows at most once a second of wall clock, and
       // so do left and outer stream-stream joins for their null-joins; kstreams reads whenever a

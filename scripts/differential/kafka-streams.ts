@@ -35,6 +35,8 @@ export interface Scenario {
   }>;
   /** Compare `topology.describe()` too: the text comes first, as a record of topic 'describe()'. */
   describe?: boolean;
+  /** `statestore.cache.max.bytes` on both sides; default 0 (no record cache). */
+  cacheMaxBytes?: number;
 }
 
 export interface ScenarioOutput {

@@ -23,6 +23,7 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
     defaultKeySerde: Serdes.String() as never,
     defaultValueSerde: Serdes.String() as never,
     initialWallClockTimeMs: 0,
+    statestoreCacheMaxBytes: scenario.cacheMaxBytes ?? 0,
   });
   try {
     for (const { topic, key, value, timestamp } of scenario.inputs) {
@@ -49,22 +50,19 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
   }
 }
 
-describe.skipIf(!javaToolsAvailable())(
-  'same output as Kafka Streams 4.4 (TopologyTestDriver, no cache)',
-  () => {
-    let theirs: Record<string, ScenarioOutput[]>;
+describe.skipIf(!javaToolsAvailable())('same output as Kafka Streams 4.4 (TopologyTestDriver)', () => {
+  let theirs: Record<string, ScenarioOutput[]>;
 
-    beforeAll(() => {
-      theirs = runInKafkaStreams(scenarios);
-    }, 300_000);
+  beforeAll(() => {
+    theirs = runInKafkaStreams(scenarios);
+  }, 300_000);
 
-    it.each(scenarios.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
-      const expected = theirs[scenario.name];
-      expect(expected, 'Kafka Streams ran the scenario').toBeDefined();
-      const untimed = new Set(scenario.outputs.filter((o) => o.timestamps === false).map((o) => o.topic));
-      const comparable = (records: ScenarioOutput[]) =>
-        records.map((r) => (untimed.has(r.topic) ? { ...r, timestamp: 0 } : r));
-      expect(comparable(await runOurs(scenario))).toEqual(comparable(expected!));
-    });
-  },
-);
+  it.each(scenarios.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+    const expected = theirs[scenario.name];
+    expect(expected, 'Kafka Streams ran the scenario').toBeDefined();
+    const untimed = new Set(scenario.outputs.filter((o) => o.timestamps === false).map((o) => o.topic));
+    const comparable = (records: ScenarioOutput[]) =>
+      records.map((r) => (untimed.has(r.topic) ? { ...r, timestamp: 0 } : r));
+    expect(comparable(await runOurs(scenario))).toEqual(comparable(expected!));
+  });
+});

@@ -8,6 +8,7 @@ import { StreamsBuilder, TimeWindows } from '../../src/kstream/index.ts';
 import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
+import { cacheScenarios, cacheTopologies } from './scenarios-cache.ts';
 import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
@@ -166,7 +167,8 @@ export function ourTopology(name: string): Topology {
     suppressTopologies[name] ??
     joinTableTopologies[name] ??
     joinFkTopologies[name] ??
-    joinStreamTopologies[name];
+    joinStreamTopologies[name] ??
+    cacheTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -372,4 +374,5 @@ export const scenarios: Scenario[] = [
   ...joinTableScenarios,
   ...joinFkScenarios,
   ...joinStreamScenarios,
+  ...cacheScenarios,
 ];

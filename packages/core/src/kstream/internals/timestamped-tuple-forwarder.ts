@@ -1,14 +1,14 @@
 import type { LastWriteTracking } from '@kstreams/state-store';
 import type { ProcessorContext } from '../../processor/processor.ts';
 import type { Record } from '../../processor/record.ts';
-import type { DirtyEntry, NamedCache } from '../../state/internals/thread-cache.ts';
+import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import { Change } from './change.ts';
 
 type ChangeRecord = Record<unknown, Change<unknown>>;
 
 /** What the runtime's context adds for the DSL's cached stores (Kafka Streams' InternalProcessorContext). */
 interface RecordCaching {
-  recordCache?<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined;
+  recordCache?<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined;
 }
 
 function isAbsent(value: unknown): boolean {
@@ -26,7 +26,7 @@ function isAbsent(value: unknown): boolean {
  * (created and deleted in between) sends nothing, as in Kafka Streams.
  */
 export class TimestampedTupleForwarder {
-  private readonly cache: NamedCache<ChangeRecord> | undefined;
+  private readonly cache: RecordCache<ChangeRecord> | undefined;
 
   /** `store`: the view the operator writes through, right before each maybeForward. */
   constructor(
@@ -34,8 +34,8 @@ export class TimestampedTupleForwarder {
     private readonly store: LastWriteTracking,
     storeName: string,
   ) {
-    this.cache = (ctx as RecordCaching).recordCache?.<ChangeRecord>(storeName, (entries) =>
-      this.flushed(entries),
+    this.cache = (ctx as RecordCaching).recordCache?.<ChangeRecord>(storeName, (first, latest) =>
+      this.flushed(first, latest),
     );
   }
 
@@ -54,12 +54,10 @@ export class TimestampedTupleForwarder {
     cache.put(key.toString('latin1'), this.store.lastWrittenBytes, record);
   }
 
-  private flushed(entries: DirtyEntry<ChangeRecord>[]): void {
-    for (const { first, latest } of entries) {
-      const { newValue } = latest.value;
-      const { oldValue } = first.value;
-      if (isAbsent(newValue) && isAbsent(oldValue)) continue;
-      this.ctx.forward(first === latest ? latest : latest.withValue(new Change(newValue, oldValue)));
-    }
+  private flushed(first: ChangeRecord, latest: ChangeRecord): void {
+    const { newValue } = latest.value;
+    const { oldValue } = first.value;
+    if (isAbsent(newValue) && isAbsent(oldValue)) return;
+    this.ctx.forward(first === latest ? latest : latest.withValue(new Change(newValue, oldValue)));
   }
 }

@@ -1,4 +1,4 @@
-import type { DirtyEntry, NamedCache } from '../../state/internals/thread-cache.ts';
+import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type {
   Cancellable,
@@ -37,7 +37,7 @@ export interface TaskServices {
   /** The config's default serdes, for operators that serialize themselves (the foreign-key join). */
   readonly defaultSerdes?: DefaultSerdes;
   /** A record cache for a DSL store; undefined when the instance caches nothing. */
-  recordCache?<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined;
+  recordCache?<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined;
 }
 
 export interface RuntimeNodeRef {
@@ -96,8 +96,8 @@ export class ProcessorContextImpl implements ProcessorContext<unknown, unknown> 
   }
 
   /** Internal: for the DSL's materializing operators (Kafka Streams' caching layer). */
-  recordCache<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined {
-    return this.task.recordCache?.(storeName, listener);
+  recordCache<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined {
+    return this.task.recordCache?.(storeName, forward);
   }
 
   /** Internal: for the DSL's operators (Kafka Streams' dropped-records sensor). */

@@ -11,6 +11,7 @@ import type {
   NodeDef,
   SinkPartitioner,
 } from './internal-topology-builder.ts';
+import { isPromise } from './pending-work.ts';
 import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
 
@@ -49,10 +50,33 @@ export class ProcessorRuntimeNode extends RuntimeNode {
     this.context = new ProcessorContextImpl(services, this);
   }
 
+  /** The asynchronous process() still running, if any. */
+  private inFlight: Promise<void> | undefined;
+
+  /**
+   * One record at a time, as in Kafka Streams: a record that reaches an asynchronous processor
+   * while it still works on the previous one (several records forwarded by one flatMap, say)
+   * waits its turn, else both would read the store before either wrote it.
+   */
   process(record: Record<unknown, unknown>): void | Promise<void> {
-    return this.processor.process(record);
+    if (this.inFlight !== undefined) {
+      return this.running(this.inFlight.then(() => this.processor.process(record)));
+    }
+    const result = this.processor.process(record);
+    return isPromise(result) ? this.running(result) : result;
+  }
+
+  private running(work: Promise<void>): Promise<void> {
+    const settled = work.then(ignore, ignore);
+    this.inFlight = settled;
+    void settled.then(() => {
+      if (this.inFlight === settled) this.inFlight = undefined;
+    });
+    return work;
   }
 }
+
+function ignore(): void {}
 
 /** What a sink needs from its task: the topic is resolved there, since an extractor sees the input record. */
 export interface SinkTarget {

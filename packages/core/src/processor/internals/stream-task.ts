@@ -1,7 +1,7 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
 import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
-import type { DirtyEntry, NamedCache, ThreadCache } from '../../state/internals/thread-cache.ts';
+import type { RecordCache, ThreadCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
 import type { FixedKeyRecord, Record } from '../record.ts';
@@ -115,8 +115,28 @@ export class StreamTask implements TaskServices, SinkTarget {
       defaultValueSerde: options.defaultValueSerde,
     };
     this.now = options.now ?? Date.now;
-    this.caches = new TaskCaches(options.threadCache, this.idString, (store) =>
-      options.topology.internalBuilder.cachingEnabled(store),
+    this.caches = new TaskCaches(
+      options.threadCache,
+      this.idString,
+      (store) => options.topology.internalBuilder.cachingEnabled(store),
+      {
+        current: () => this.currentRecord,
+        run: (context, action) => {
+          const saved = this.currentRecord;
+          const restore = () => {
+            this.currentRecord = saved;
+          };
+          this.currentRecord = context;
+          try {
+            action();
+          } catch (error) {
+            restore();
+            throw error;
+          }
+          if (!this.work.busy) return restore();
+          return this.work.drain().finally(restore);
+        },
+      },
     );
     defaultLogger ??= pino({ name: 'kstreams' });
     this.logger = (options.logger ?? defaultLogger).child({ task: this.idString });
@@ -335,8 +355,8 @@ export class StreamTask implements TaskServices, SinkTarget {
     return r === undefined ? undefined : { topic: r.topic, partition: r.partition, offset: r.offset };
   }
 
-  recordCache<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined {
-    return this.caches.create(storeName, listener);
+  recordCache<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined {
+    return this.caches.create(storeName, forward);
   }
 
   requestCommit(): void {
@@ -413,7 +433,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   /** Before the changelog and the output are sent: the record caches forward what they hold. */
   prepareCommit(): Promise<void> {
-    return this.caches.flush(() => this.work.drain());
+    return this.caches.flush();
   }
 
   /** Pending store changes for the changelog (last value per key, null = tombstone); does not clear. */

@@ -1,53 +1,88 @@
 import { StreamsError } from '../../errors.ts';
-import type { DirtyEntry, NamedCache, ThreadCache } from '../../state/internals/thread-cache.ts';
+import type { NamedCache, RecordCache, ThreadCache } from '../../state/internals/thread-cache.ts';
+import type { InputRecord } from './records.ts';
 
 /** A flush that keeps filling caches upstream is a cycle; no DSL topology has one. */
 const MAX_FLUSH_ROUNDS = 100;
 
+/** An update with the input record being processed when it was made (Kafka Streams' record context). */
+interface InContext<T> {
+  readonly value: T;
+  readonly context: InputRecord | undefined;
+}
+
+/**
+ * What the task lends its caches: its current input record, and a scope that sets another until
+ * the action and the asynchronous work it started are done.
+ */
+export interface RecordContextAccess {
+  current(): InputRecord | undefined;
+  run(context: InputRecord | undefined, action: () => void): void | Promise<void>;
+}
+
+interface TaskCache {
+  readonly cache: NamedCache<InContext<unknown>>;
+  readonly forward: (first: unknown, latest: unknown) => void;
+}
+
 /**
  * The record caches of one task's stores, within the instance's ThreadCache. Kafka Streams
- * flushes them when the task commits (prepareCommit) and drops them when it rolls back.
+ * flushes them when the task commits (prepareCommit) and drops them when it rolls back. Each
+ * entry keeps the record context of its latest update, and is forwarded in that context, so that
+ * downstream operators see the metadata (topic, partition, offset) of the record that made it.
  */
 export class TaskCaches {
-  private readonly caches: NamedCache<unknown>[] = [];
+  private readonly caches: TaskCache[] = [];
 
   constructor(
     private readonly threadCache: ThreadCache | undefined,
     private readonly taskId: string,
     private readonly cachingEnabled: (storeName: string) => boolean,
+    private readonly context: RecordContextAccess,
   ) {}
 
-  /** Undefined when the store has no cache, or the instance none (`statestoreCacheMaxBytes: 0`). */
-  create<T>(storeName: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> | undefined {
+  /**
+   * Undefined when the store has no cache, or the instance none (`statestoreCacheMaxBytes: 0`).
+   * `forward` gets each dirty key's first and latest update since the last flush.
+   */
+  create<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined {
     if (this.threadCache === undefined || !this.threadCache.enabled) return undefined;
     if (!this.cachingEnabled(storeName)) return undefined;
-    const cache = this.threadCache.namedCache<T>(`${this.taskId}-${storeName}`, listener);
-    this.caches.push(cache as NamedCache<unknown>);
-    return cache;
+    const { context } = this;
+    // Evicted while a record is processed: forwarded in that record's context (synchronously).
+    const cache = this.threadCache.namedCache<InContext<T>>(`${this.taskId}-${storeName}`, (entries) => {
+      for (const { first, latest } of entries) forward(first.value, latest.value);
+    });
+    this.caches.push({ cache, forward } as unknown as TaskCache);
+    return { put: (id, size, value) => cache.put(id, size, { value, context: context.current() }) };
   }
 
   private get dirty(): boolean {
-    return this.caches.some((cache) => cache.dirty);
+    return this.caches.some(({ cache }) => cache.dirty);
   }
 
   /**
-   * Forwards every dirty entry, upstream caches first (processors initialize in topological
-   * order); a flush forwards to operators that may fill a cache further down, so it goes on until
-   * every cache is clean. `drain` waits for asynchronous processors the flush reached.
+   * Forwards every dirty entry, each in its latest update's record context, upstream caches first
+   * (processors initialize in topological order); a flush forwards to operators that may fill a
+   * cache further down, so it goes on until every cache is clean.
    */
-  async flush(drain: () => Promise<void>): Promise<void> {
+  async flush(): Promise<void> {
     for (let round = 0; this.dirty; round++) {
       if (round === MAX_FLUSH_ROUNDS) {
         throw new StreamsError(
           `Task ${this.taskId}: flushing the record caches did not end after ${MAX_FLUSH_ROUNDS} rounds (a cycle between cached stores?)`,
         );
       }
-      for (const cache of this.caches) cache.flush();
-      await drain();
+      for (const { cache, forward } of this.caches) {
+        for (const { first, latest } of cache.take()) {
+          const done = this.context.run(latest.context, () => forward(first.value, latest.value));
+          if (done !== undefined) await done;
+        }
+      }
     }
   }
 
   clear(): void {
-    for (const cache of this.caches) cache.clear();
+    for (const { cache } of this.caches) cache.clear();
   }
 }

@@ -10,6 +10,12 @@ export const CACHE_ENTRY_OVERHEAD_BYTES = 64;
 /** Kafka Streams' default `statestore.cache.max.bytes`: 10 MiB per instance. */
 export const DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024;
 
+/** What an operator puts into its store's cache: an update, by the store key's bytes. */
+export interface RecordCache<T> {
+  /** `id`: the store key's bytes as a string; `size`: the key and value bytes the store holds. */
+  put(id: string, size: number, value: T): void;
+}
+
 /** A dirty key's first update since its last flush (which holds the old value) and its latest. */
 export interface DirtyEntry<T> {
   readonly first: T;
@@ -58,7 +64,7 @@ export class ThreadCache {
  * the store's transactional buffer already; the cache keeps what is to be forwarded, so that
  * repeated updates of a key between two flushes become one record downstream.
  */
-export class NamedCache<T> {
+export class NamedCache<T> implements RecordCache<T> {
   private entries = new Map<string, DirtyEntry<T>>();
   private bytes = 0;
 
@@ -95,10 +101,14 @@ export class NamedCache<T> {
 
   /** Hands every dirty entry to the listener and forgets them (they are clean now). */
   flush(): void {
-    if (this.entries.size === 0) return;
-    const flushed = [...this.entries.values()];
+    if (this.entries.size > 0) this.listener(this.take());
+  }
+
+  /** The dirty entries, oldest update first, for a flush that forwards them itself; they are clean now. */
+  take(): DirtyEntry<T>[] {
+    const taken = [...this.entries.values()];
     this.clear();
-    this.listener(flushed);
+    return taken;
   }
 
   /** Drops the dirty entries without forwarding them (a rollback, or the task closes). */
