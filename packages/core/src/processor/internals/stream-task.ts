@@ -1,14 +1,13 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
 import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
-import type { RecordCache, ThreadCache } from '../../state/internals/thread-cache.ts';
+import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
 import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
 import { taskIdToString } from '../task-id.ts';
-import type { Topology } from '../topology.ts';
-import { type ErrorHandlingOptions, TaskExceptionHandling } from './exception-handling.ts';
+import { TaskExceptionHandling } from './exception-handling.ts';
 import { OperatorDrops } from './operator-drops.ts';
 import { isPromise, PendingWork } from './pending-work.ts';
 import type { RuntimeNodeRef, TaskServices } from './processor-context-impl.ts';
@@ -25,10 +24,8 @@ import {
   type ChangelogMessage,
   type ChangelogPartition,
   ProcessorStateManager,
-  type ProcessorStateManagerOptions,
 } from './processor-state-manager.ts';
 import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
-import type { RecordCollector } from './record-collector.ts';
 import type { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord } from './records.ts';
 import type { DefaultSerdes } from './serde-resolver.ts';
@@ -36,34 +33,9 @@ import { TaskCaches } from './task-caches.ts';
 
 export type { TaskId } from '../task-id.ts';
 
-/** The task's stores (factory, buffers, checkpoint, default serdes), for its ProcessorStateManager. */
-type StateOptions = Omit<
-  ProcessorStateManagerOptions,
-  'taskId' | 'applicationId' | 'partition' | 'onCommitRequested'
->;
+import type { StreamTaskOptions } from './stream-task-options.ts';
 
-export interface StreamTaskOptions extends StateOptions {
-  id: TaskId;
-  applicationId: string;
-  topology: Topology;
-  collector: RecordCollector;
-  /** Told how many punctuators fired at once (the punctuate-rate metric). */
-  onPunctuate?: (punctuators: number) => void;
-  /**
-   * Told of each record an operator dropped (late for a closed window, a null key): the runtime's
-   * dropped-records metric, which the exception handlers' drops reach through `errorHandling`.
-   */
-  onOperatorDrop?: () => void;
-  /** Exception handlers (default: all fail) and the DLQ, drop counting, the sinks' size limit. */
-  errorHandling?: ErrorHandlingOptions;
-  logger?: Logger;
-  /** Wall clock; default Date.now. */
-  now?: () => number;
-  /** The global stores (kept by the global stream thread), by name; any processor may read them. */
-  globalStore?: (storeName: string) => StateStore | undefined;
-  /** The instance's record cache (`statestoreCacheMaxBytes`); none: every update is forwarded. */
-  threadCache?: ThreadCache;
-}
+export type { StreamTaskOptions };
 
 let defaultLogger: Logger | undefined;
 
@@ -115,29 +87,12 @@ export class StreamTask implements TaskServices, SinkTarget {
       defaultValueSerde: options.defaultValueSerde,
     };
     this.now = options.now ?? Date.now;
-    this.caches = new TaskCaches(
-      options.threadCache,
-      this.idString,
-      (store) => options.topology.internalBuilder.cachingEnabled(store),
-      {
-        current: () => this.currentRecord,
-        run: (context, action) => {
-          const saved = this.currentRecord;
-          const restore = () => {
-            this.currentRecord = saved;
-          };
-          this.currentRecord = context;
-          try {
-            action();
-          } catch (error) {
-            restore();
-            throw error;
-          }
-          if (!this.work.busy) return restore();
-          return this.work.drain().finally(restore);
-        },
+    this.caches = new TaskCaches(options.threadCache, this.idString, options.topology, this.work, {
+      get: () => this.currentRecord,
+      set: (record) => {
+        this.currentRecord = record;
       },
-    );
+    });
     defaultLogger ??= pino({ name: 'kstreams' });
     this.logger = (options.logger ?? defaultLogger).child({ task: this.idString });
 

@@ -1,5 +1,7 @@
 import { StreamsError } from '../../errors.ts';
 import type { NamedCache, RecordCache, ThreadCache } from '../../state/internals/thread-cache.ts';
+import type { Topology } from '../topology.ts';
+import type { PendingWork } from './pending-work.ts';
 import type { InputRecord } from './records.ts';
 
 /** A flush that keeps filling caches upstream is a cycle; no DSL topology has one. */
@@ -11,13 +13,10 @@ interface InContext<T> {
   readonly context: InputRecord | undefined;
 }
 
-/**
- * What the task lends its caches: its current input record, and a scope that sets another until
- * the action and the asynchronous work it started are done.
- */
-export interface RecordContextAccess {
-  current(): InputRecord | undefined;
-  run(context: InputRecord | undefined, action: () => void): void | Promise<void>;
+/** The task's current input record (Kafka Streams' record context), which a flush sets per entry. */
+export interface RecordContextSlot {
+  get(): InputRecord | undefined;
+  set(record: InputRecord | undefined): void;
 }
 
 interface TaskCache {
@@ -37,8 +36,10 @@ export class TaskCaches {
   constructor(
     private readonly threadCache: ThreadCache | undefined,
     private readonly taskId: string,
-    private readonly cachingEnabled: (storeName: string) => boolean,
-    private readonly context: RecordContextAccess,
+    private readonly topology: Topology,
+    /** The task's asynchronous work: a flushed entry's context holds until what it started is done. */
+    private readonly work: PendingWork,
+    private readonly context: RecordContextSlot,
   ) {}
 
   /**
@@ -47,14 +48,14 @@ export class TaskCaches {
    */
   create<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined {
     if (this.threadCache === undefined || !this.threadCache.enabled) return undefined;
-    if (!this.cachingEnabled(storeName)) return undefined;
+    if (!this.topology.internalBuilder.cachingEnabled(storeName)) return undefined;
     const { context } = this;
     // Evicted while a record is processed: forwarded in that record's context (synchronously).
     const cache = this.threadCache.namedCache<InContext<T>>(`${this.taskId}-${storeName}`, (entries) => {
       for (const { first, latest } of entries) forward(first.value, latest.value);
     });
     this.caches.push({ cache, forward } as unknown as TaskCache);
-    return { put: (id, size, value) => cache.put(id, size, { value, context: context.current() }) };
+    return { put: (id, size, value) => cache.put(id, size, { value, context: context.get() }) };
   }
 
   private get dirty(): boolean {
@@ -75,8 +76,14 @@ export class TaskCaches {
       }
       for (const { cache, forward } of this.caches) {
         for (const { first, latest } of cache.take()) {
-          const done = this.context.run(latest.context, () => forward(first.value, latest.value));
-          if (done !== undefined) await done;
+          const saved = this.context.get();
+          this.context.set(latest.context);
+          try {
+            forward(first.value, latest.value);
+            if (this.work.busy) await this.work.drain();
+          } finally {
+            this.context.set(saved);
+          }
         }
       }
     }
