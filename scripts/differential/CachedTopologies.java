@@ -76,6 +76,12 @@ final class CachedTopologies {
             .to("sessions", Produced.with(S, L));
         return true;
       }
+      case "cache-table-named":
+        // A table whose store is named is queryable, so Kafka Streams caches it.
+        builder.<String, String>table("in", Materialized.<String, String, KeyValueStore<Bytes, byte[]>>as("tstore"))
+            .toStream()
+            .to("out");
+        return true;
       default:
         return false;
     }

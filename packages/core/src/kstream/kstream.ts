@@ -282,6 +282,7 @@ export class KStream<K, V> {
       name,
       true,
     );
+    this.builder.cacheQueryableStore(materialized);
     return new KTable<K, V>(this.builder, name, keySerde, valueSerde, storeName);
   }
 

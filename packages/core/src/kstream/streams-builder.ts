@@ -46,6 +46,7 @@ export class StreamsBuilder {
       name,
       true,
     );
+    this.internal.cacheQueryableStore(materialized);
     return new KTable<K, V>(this.internal, name, keySerde, valueSerde, storeName);
   }
 

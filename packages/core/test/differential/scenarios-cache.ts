@@ -30,6 +30,7 @@ export const cacheTopologies: Record<string, (builder: StreamsBuilder) => void> 
       )
       .toStream()
       .to('out'),
+  'cache-table-named': (b) => b.table<string, string>('in', {}, { storeName: 'tstore' }).toStream().to('out'),
   'cache-words-windowed': (b) => {
     const grouped = words(b);
     grouped
@@ -112,5 +113,18 @@ export const cacheScenarios: Scenario[] = [
     topology: 'cache-words-windowed',
     inputs: wordInput,
     outputs: [longOut('tumbling'), longOut('sliding'), longOut('sessions')],
+  },
+  {
+    name: 'record cache: a named (queryable) table sends no tombstone for a key it does not hold',
+    topology: 'cache-table-named',
+    inputs: into([
+      ['a', '1', 10],
+      ['b', null as unknown as string, 11],
+      ['a', null as unknown as string, 12],
+      ['a', null as unknown as string, 13],
+      ['a', '2', 5],
+    ]),
+    outputs: [{ topic: 'out', value: 'string' }],
+    cacheMaxBytes: CACHE_BYTES,
   },
 ];

@@ -53,6 +53,15 @@ export class InternalStreamsBuilder {
     this.addStateStore(builder, loggingEnabled, processorName);
   }
 
+  /**
+   * A table read from a topic is cached as Kafka Streams caches it: only when it is queryable,
+   * i.e. its store is named by the user (and caching is not turned off).
+   */
+  cacheQueryableStore(materialized: { storeName?: string; cachingEnabled?: boolean }): void {
+    if (materialized.storeName !== undefined && materialized.cachingEnabled !== false)
+      this.topology.enableCaching(materialized.storeName);
+  }
+
   /** Adds a store to the topology, connected to the processor that owns it. */
   addStateStore(builder: StoreBuilder, loggingEnabled: boolean | undefined, processorName: string): void {
     this.topology.addStateStore(loggingEnabled === false ? builder.withLoggingDisabled() : builder, [

@@ -4,6 +4,7 @@ import { Record } from '../../processor/record.ts';
 import { timestampedView, type ValueAndTimestamp } from '../../state/value-and-timestamp.ts';
 import type { KeyValue } from '../key-value.ts';
 import { Change } from './change.ts';
+import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 
 type Ctx = ProcessorContext<unknown, unknown>;
 
@@ -16,27 +17,28 @@ function isAbsent(value: unknown): value is null | undefined {
  * The store keeps each value with its record's timestamp (Kafka Streams' timestamped store), which
  * a table-table join needs for its result timestamp. A tombstone for a key the table does not hold
  * is still forwarded, as Change(null, null), because Kafka Streams without a record cache does so
- * (toStream() then emits the tombstone); with a cache it would be suppressed (docs/architecture.md,
- * "Result semantics").
+ * (toStream() then emits the tombstone); with a cache (a table whose store the user named) it is
+ * not, as in Kafka Streams: the cache forwards nothing for a key absent before and after.
  */
 export class TableSourceProcessor implements Processor<unknown, unknown, unknown, unknown> {
-  private ctx!: Ctx;
   private store!: TypedKeyValueStore<unknown, ValueAndTimestamp<unknown>>;
+  private forwarder!: TimestampedTupleForwarder;
   constructor(private readonly storeName: string) {}
   init(context: Ctx): void {
-    this.ctx = context;
     this.store = timestampedView(context.getStateStore<TypedKeyValueStore<unknown, unknown>>(this.storeName));
+    this.forwarder = new TimestampedTupleForwarder(context, this.store, this.storeName);
   }
   process(record: Record<unknown, unknown>): void {
     if (isAbsent(record.key)) return;
     const old = this.store.get(record.key)?.value ?? null;
     if (isAbsent(record.value)) {
       if (old !== null) this.store.delete(record.key);
-      this.ctx.forward(record.withValue(new Change(null, old)));
+      else if (this.forwarder.cachingEnabled) return;
+      this.forwarder.maybeForward(record.withValue(new Change(null, old)));
       return;
     }
     this.store.put(record.key, { value: record.value, timestamp: record.timestamp });
-    this.ctx.forward(record.withValue(new Change(record.value, old)));
+    this.forwarder.maybeForward(record.withValue(new Change(record.value, old)));
   }
 }
 
