@@ -73,6 +73,8 @@ function newApp(input: string, output: string, applicationId: string, user: 'app
     brokers,
     processingGuarantee: 'exactly_once',
     commitIntervalMs: 100,
+    // The test checks every update (counts 1..n): no record cache.
+    statestoreCacheMaxBytes: 0,
     stateDir: tempStateDir(),
     logger,
     ...broker.clientConfig(user),

@@ -43,6 +43,8 @@ function newApp(
     brokers: testBrokers(),
     stateDir,
     commitIntervalMs: 500,
+    // These tests count output records (one per word occurrence): no record cache.
+    statestoreCacheMaxBytes: 0,
     logger: 'warn',
     ...extra,
   });
