@@ -51,13 +51,13 @@ export const CONFIGS: LabConfig[] = [
     id: 'streamsAtLeastOnce',
     label: 'kstreams at_least_once',
     family: 'streams',
-    settings: "word count, processingGuarantee: 'at_least_once'",
+    settings: "word count, processingGuarantee: 'at_least_once', statestoreCacheMaxBytes: 0",
   },
   {
     id: 'streamsExactlyOnce',
     label: 'kstreams exactly_once',
     family: 'streams',
-    settings: "word count, processingGuarantee: 'exactly_once'",
+    settings: "word count, processingGuarantee: 'exactly_once', statestoreCacheMaxBytes: 0",
   },
 ];
 

@@ -25,6 +25,8 @@ const app = new KafkaStreams(wordCountTopology(o.input, o.output), {
   socketFactory: proxiedSocketFactory(o.proxyPort),
   processingGuarantee: o.guarantee,
   commitIntervalMs: o.commitIntervalMs,
+  // The lab counts every update (1..n per word) to see duplicates and losses: no record cache.
+  statestoreCacheMaxBytes: 0,
   stateDir: o.stateDir,
   logger: pino({ level: process.env.LAB_LOG_LEVEL ?? 'silent' }, pino.destination(2)),
   consumer: { sessionTimeoutMs: o.sessionTimeoutMs, heartbeatIntervalMs: 500 },
