@@ -61,6 +61,7 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
     brokers: args.brokers,
     processingGuarantee: args.kind === 'kstreams-eos' ? 'exactly_once' : 'at_least_once',
     stateDir: args.stateDir,
+    ...(args.commitIntervalMs === undefined ? {} : { commitIntervalMs: args.commitIntervalMs }),
     logger: 'warn',
     metrics: { recordingLevel: args.kind === 'kstreams-alo-nometrics' ? 'off' : 'info' },
   });

@@ -19,6 +19,8 @@ export interface ChildArgs {
   sendChunk: number;
   /** What a kstreams app runs (default: the example's word count); see bench/windowed-count.bench.ts. */
   topology?: 'word-count' | 'count' | 'windowed-count';
+  /** A kstreams app's commit interval (default: its guarantee's). */
+  commitIntervalMs?: number;
 }
 
 export type ParentMessage = { type: 'start' } | { type: 'stop' };

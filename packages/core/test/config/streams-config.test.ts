@@ -59,6 +59,14 @@ describe('StreamsConfig', () => {
     );
   });
 
+  it('takes statestoreCacheMaxBytes as Kafka Streams: 10 MiB by default, 0 for no cache, nothing below', () => {
+    expect(resolveStreamsConfig(base).statestoreCacheMaxBytes).toBe(10 * 1024 * 1024);
+    expect(resolveStreamsConfig({ ...base, statestoreCacheMaxBytes: 0 }).statestoreCacheMaxBytes).toBe(0);
+    expect(configError({ ...base, statestoreCacheMaxBytes: -1 }).message).toContain(
+      '"statestoreCacheMaxBytes" must be a number of bytes >= 0 (0: no record cache), got -1',
+    );
+  });
+
   it('takes maxTaskIdleMs as Kafka Streams: 0 by default, -1 to never wait, nothing else below 0', () => {
     expect(resolveStreamsConfig(base).maxTaskIdleMs).toBe(0);
     expect(resolveStreamsConfig({ ...base, maxTaskIdleMs: -1 }).maxTaskIdleMs).toBe(-1);
