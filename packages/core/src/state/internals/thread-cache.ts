@@ -1,11 +1,12 @@
 import { StreamsError } from '../../errors.ts';
 
 /**
- * What an entry costs beyond its key and value bytes: Kafka Streams counts the record context it
- * keeps with each entry (offset, timestamp, partition, a dirty flag); here the entry object and
- * its Map slot take their place.
+ * What an entry costs beyond its key and value bytes, so that the bound is one on memory: the
+ * entry, its Map slot and key string, and the record it forwards. Measured on Node 20: 234 bytes
+ * of heap per entry with 27 bytes of key and value. Kafka Streams counts only a few dozen bytes
+ * of record context, so the same setting holds fewer entries here than in Java.
  */
-export const CACHE_ENTRY_OVERHEAD_BYTES = 64;
+export const CACHE_ENTRY_OVERHEAD_BYTES = 200;
 
 /** Kafka Streams' default `statestore.cache.max.bytes`: 10 MiB per instance. */
 export const DEFAULT_CACHE_MAX_BYTES = 10 * 1024 * 1024;
