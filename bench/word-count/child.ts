@@ -2,7 +2,9 @@
 // parent says when to start (after this process has loaded its modules) and when to stop (once
 // the output is complete); this process reports when it is running and what it used.
 import { rm } from 'node:fs/promises';
+import type { StreamsConfig } from '../../packages/core/src/index.ts';
 import type { ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
+import { variantOf } from './variants.ts';
 
 const args = JSON.parse(process.argv[2] ?? '') as ChildArgs;
 
@@ -17,7 +19,11 @@ interface App {
   dropped(): number | undefined;
 }
 
-async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { type: 'ready' }> }> {
+type Built =
+  | { app: App; ready: Extract<ChildMessage, { type: 'ready' }> }
+  | { unsupported: Extract<ChildMessage, { type: 'unsupported' }> };
+
+async function buildApp(): Promise<Built> {
   if (args.kind === 'kafkajs') {
     // kafkajs as it comes: loaded here, never after @kstreams/core (see below).
     const { handWrittenWordCount } = await import('./handwritten.ts');
@@ -37,13 +43,14 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
         groupId: `${args.appId}-count`,
         repartitionTopics: [args.repartitionTopic],
         topologySource: 'bench/word-count/handwritten.ts',
+        cache: 'off',
       },
     };
   }
   // Loaded only here, and before anything loads kafkajs: @kstreams/core changes how kafkajs
   // groups a send's messages (kafka/producer-grouping.ts); the hand-written baseline keeps
   // kafkajs as it comes.
-  const { KafkaStreams } = await import('../../packages/core/src/index.ts');
+  const { ConfigError, KafkaStreams } = await import('../../packages/core/src/index.ts');
   const { wordCountTopology } = await import('../../packages/examples/src/word-count/topology.ts');
   const { countTopology, windowedCountTopology } = await import('../windowed-count/topologies.ts');
   // The example's topology, so that the benchmark measures what users run.
@@ -56,15 +63,37 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
             wordCountTopology(args.inputTopic, args.outputTopic),
             'packages/examples/src/word-count/topology.ts',
           ];
-  const streams = new KafkaStreams(topology, {
+  const config: StreamsConfig = {
     applicationId: args.appId,
     brokers: args.brokers,
-    processingGuarantee: args.kind === 'kstreams-eos' ? 'exactly_once' : 'at_least_once',
+    processingGuarantee: variantOf(args.kind).exactlyOnce ? 'exactly_once' : 'at_least_once',
     stateDir: args.stateDir,
     ...(args.commitIntervalMs === undefined ? {} : { commitIntervalMs: args.commitIntervalMs }),
     logger: 'warn',
     metrics: { recordingLevel: args.kind === 'kstreams-alo-nometrics' ? 'off' : 'info' },
-  });
+  };
+  // statestoreCacheMaxBytes is newer than this benchmark's first kinds: it is passed only where a
+  // variant sets it, and a kstreams that rejects it as unknown has no cache, so its default runs
+  // without one.
+  const withCache = (bytes: number) => ({ ...config, statestoreCacheMaxBytes: bytes }) as StreamsConfig;
+  let hasCache = true;
+  try {
+    new KafkaStreams(topology, withCache(0));
+  } catch (error) {
+    if (!(error instanceof ConfigError && error.message.includes('statestoreCacheMaxBytes'))) throw error;
+    hasCache = false;
+  }
+  const cacheBytes = args.statestoreCacheMaxBytes;
+  if (cacheBytes !== undefined && !hasCache) {
+    return {
+      unsupported: {
+        type: 'unsupported',
+        reason:
+          'this kstreams has no statestoreCacheMaxBytes (no record cache): its default variant runs without one',
+      },
+    };
+  }
+  const streams = new KafkaStreams(topology, cacheBytes === undefined ? config : withCache(cacheBytes));
   const repartitionTopics = topology.subtopologies(args.appId).flatMap((s) => s.repartitionSourceTopics);
   return {
     app: {
@@ -91,13 +120,26 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
           .flatMap((thread) => thread.activeTasks)
           .reduce((sum, task) => sum + task.droppedRecordsTotal, 0),
     },
-    ready: { type: 'ready', groupId: args.appId, repartitionTopics, topologySource: source },
+    ready: {
+      type: 'ready',
+      groupId: args.appId,
+      repartitionTopics,
+      topologySource: source,
+      cache: hasCache && cacheBytes !== 0 ? 'on' : 'off',
+    },
   };
 }
 
 async function main(): Promise<void> {
-  const { app, ready } = await buildApp();
+  const built = await buildApp();
+  if ('unsupported' in built) {
+    // The parent ends this process when it has read why.
+    send(built.unsupported);
+    return;
+  }
+  const { app, ready } = built;
   let runningCpu: NodeJS.CpuUsage | undefined;
+  let reporter: NodeJS.Timeout | undefined;
   let startedAt = 0;
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'start') {
@@ -106,10 +148,16 @@ async function main(): Promise<void> {
         .start(() => {
           runningCpu = process.cpuUsage();
           send({ type: 'running', startedAt, runningAt: Date.now() });
+          // The parent's "done" check under at_least_once with the cache on (see progress.ts).
+          reporter = setInterval(() => {
+            const processed = app.processed();
+            if (processed !== undefined) send({ type: 'progress', processed });
+          }, 50);
         })
         .catch((error: Error) => send({ type: 'failed', error: String(error.stack ?? error) }));
     } else if (message.type === 'stop') {
       const cpu = process.cpuUsage(runningCpu);
+      clearInterval(reporter);
       const processed = app.processed();
       const dropped = app.dropped();
       void (async () => {
