@@ -88,8 +88,7 @@ async function buildApp(): Promise<Built> {
     return {
       unsupported: {
         type: 'unsupported',
-        reason:
-          'this kstreams has no statestoreCacheMaxBytes (no record cache): its default variant runs without one',
+        reason: "no statestoreCacheMaxBytes in this kstreams yet; kstreams' defaults run without cache",
       },
     };
   }
