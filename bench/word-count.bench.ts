@@ -12,8 +12,7 @@
 // and shown in its own column. Topic creation and pre-loading are not timed.
 //
 // The Java variants need java, javac and mvn (as the differential tests); without them they are
-// skipped with a message. kstreams' `*-nocache` variants are skipped while kstreams has no
-// `statestoreCacheMaxBytes`; its defaults then run without a cache.
+// skipped with a message.
 //
 // Environment: BENCH_LINES (default 100000), BENCH_SEED (42), BENCH_TEXT (a text file whose
 // non-empty lines are used instead of generated ones), BENCH_APPS (comma list of the kinds in

@@ -19,11 +19,7 @@ interface App {
   dropped(): number | undefined;
 }
 
-type Built =
-  | { app: App; ready: Extract<ChildMessage, { type: 'ready' }> }
-  | { unsupported: Extract<ChildMessage, { type: 'unsupported' }> };
-
-async function buildApp(): Promise<Built> {
+async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { type: 'ready' }> }> {
   if (args.kind === 'kafkajs') {
     // kafkajs as it comes: loaded here, never after @kstreams/core (see below).
     const { handWrittenWordCount } = await import('./handwritten.ts');
@@ -50,7 +46,7 @@ async function buildApp(): Promise<Built> {
   // Loaded only here, and before anything loads kafkajs: @kstreams/core changes how kafkajs
   // groups a send's messages (kafka/producer-grouping.ts); the hand-written baseline keeps
   // kafkajs as it comes.
-  const { ConfigError, KafkaStreams } = await import('../../packages/core/src/index.ts');
+  const { KafkaStreams } = await import('../../packages/core/src/index.ts');
   const { wordCountTopology } = await import('../../packages/examples/src/word-count/topology.ts');
   const { countTopology, windowedCountTopology } = await import('../windowed-count/topologies.ts');
   // The example's topology, so that the benchmark measures what users run.
@@ -72,27 +68,11 @@ async function buildApp(): Promise<Built> {
     logger: 'warn',
     metrics: { recordingLevel: args.kind === 'kstreams-alo-nometrics' ? 'off' : 'info' },
   };
-  // statestoreCacheMaxBytes is newer than this benchmark's first kinds: it is passed only where a
-  // variant sets it, and a kstreams that rejects it as unknown has no cache, so its default runs
-  // without one.
-  const withCache = (bytes: number) => ({ ...config, statestoreCacheMaxBytes: bytes }) as StreamsConfig;
-  let hasCache = true;
-  try {
-    new KafkaStreams(topology, withCache(0));
-  } catch (error) {
-    if (!(error instanceof ConfigError && error.message.includes('statestoreCacheMaxBytes'))) throw error;
-    hasCache = false;
-  }
   const cacheBytes = args.statestoreCacheMaxBytes;
-  if (cacheBytes !== undefined && !hasCache) {
-    return {
-      unsupported: {
-        type: 'unsupported',
-        reason: "no statestoreCacheMaxBytes in this kstreams yet; kstreams' defaults run without cache",
-      },
-    };
-  }
-  const streams = new KafkaStreams(topology, cacheBytes === undefined ? config : withCache(cacheBytes));
+  const streams = new KafkaStreams(
+    topology,
+    cacheBytes === undefined ? config : { ...config, statestoreCacheMaxBytes: cacheBytes },
+  );
   const repartitionTopics = topology.subtopologies(args.appId).flatMap((s) => s.repartitionSourceTopics);
   return {
     app: {
@@ -124,19 +104,13 @@ async function buildApp(): Promise<Built> {
       groupId: args.appId,
       repartitionTopics,
       topologySource: source,
-      cache: hasCache && cacheBytes !== 0 ? 'on' : 'off',
+      cache: cacheBytes === 0 ? 'off' : 'on',
     },
   };
 }
 
 async function main(): Promise<void> {
-  const built = await buildApp();
-  if ('unsupported' in built) {
-    // The parent ends this process when it has read why.
-    send(built.unsupported);
-    return;
-  }
-  const { app, ready } = built;
+  const { app, ready } = await buildApp();
   let runningCpu: NodeJS.CpuUsage | undefined;
   let reporter: NodeJS.Timeout | undefined;
   let startedAt = 0;

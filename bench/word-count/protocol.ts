@@ -7,18 +7,19 @@
  * its default `statestore.cache.max.bytes` (10 MB), `-nocache` with 0. See variants.ts.
  */
 export const APP_KINDS = [
+  // Neighbours are compared (variants.ts), so that a neighbour's load on the shared machine falls
+  // on both sides of a ratio alike: the hand-written app next to kstreams without cache (the same
+  // work), each kstreams variant next to its Java counterpart.
   'kafkajs',
-  'kstreams-alo-nometrics',
-  // Each kstreams variant next to its Java counterpart, so that a neighbour's load on the shared
-  // machine falls on both sides of a ratio alike.
-  'kstreams-alo',
-  'java-alo-cache',
-  'kstreams-eos',
-  'java-eos-cache',
   'kstreams-alo-nocache',
   'java-alo-nocache',
   'kstreams-eos-nocache',
   'java-eos-nocache',
+  'kstreams-alo-nometrics',
+  'kstreams-alo',
+  'java-alo-cache',
+  'kstreams-eos',
+  'java-eos-cache',
 ] as const;
 export type AppKind = (typeof APP_KINDS)[number];
 
@@ -71,6 +72,4 @@ export type ChildMessage =
     }
   /** Records processed so far (input lines and repartitioned words); sent every 50 ms while running. */
   | { type: 'progress'; processed: number }
-  /** This kstreams does not have what the variant needs (a config key); the variant is skipped. */
-  | { type: 'unsupported'; reason: string }
   | { type: 'failed'; error: string };

@@ -89,16 +89,10 @@ export function summarise(
   const byKind = new Map(rows.map((r) => [r.kind, r]));
   const ratios: Ratio[] = [];
   for (const c of COMPARISONS) {
-    let num = byKind.get(c.num);
-    let label = c.label;
-    const standIn = c.numUncached === undefined ? undefined : byKind.get(c.numUncached);
-    if ((num === undefined || num.note?.startsWith('skipped')) && standIn?.cache === 'off') {
-      num = standIn;
-      label = `${label} (kstreams' default, no cache yet)`;
-    }
+    const num = byKind.get(c.num);
     const den = byKind.get(c.den);
     if (num === undefined || den === undefined) continue;
-    const ratio: Ratio = { label, num: num.kind, den: den.kind, target: c.target };
+    const ratio: Ratio = { label: c.label, num: num.kind, den: den.kind, target: c.target };
     if (!num.ok || !den.ok) {
       ratio.missing = 'not computed (a side was skipped, failed or wrong)';
     } else {
@@ -141,7 +135,7 @@ export const COLUMNS = [
 export function cells(r: Row): string[] {
   const n = (v: number | undefined, digits = 0) => (v === undefined ? '-' : fmt(v, digits));
   if (r.processS === undefined) {
-    return [r.kind, r.cache, ...Array(COLUMNS.length - 3).fill('-'), r.note!.slice(0, 90)];
+    return [r.kind, r.cache, ...Array(COLUMNS.length - 3).fill('-'), r.note!.slice(0, 120)];
   }
   return [
     r.kind,

@@ -17,7 +17,7 @@ export interface AppResult {
   kind: AppKind;
   topologySource?: string;
   cache?: 'on' | 'off';
-  /** Why the variant did not run (Java not installed, a config key this kstreams lacks). */
+  /** Why the variant did not run (Java not installed). */
   skipped?: string;
   startedAt?: number;
   runningAt?: number;
@@ -54,7 +54,6 @@ class ChildChannel {
   private readonly inbox: ChildMessage[] = [];
   private waiter?: Waiter & { reject: (e: Error) => void };
   failure?: string;
-  unsupported?: string;
   /** The app's latest count of processed records. */
   processed?: number;
 
@@ -62,10 +61,7 @@ class ChildChannel {
     launched.onMessage((m: ChildMessage) => {
       if (m.type === 'failed') this.fail(m.error);
       else if (m.type === 'progress') this.processed = m.processed;
-      else if (m.type === 'unsupported') {
-        this.unsupported = m.reason;
-        this.fail(`unsupported: ${m.reason}`);
-      } else if (this.waiter?.type === m.type) {
+      else if (this.waiter?.type === m.type) {
         const w = this.waiter;
         this.waiter = undefined;
         w.resolve(m);
@@ -177,8 +173,7 @@ export async function runApp(opts: {
     }
   } catch (error) {
     const message = (error as Error).message;
-    if (channel.unsupported !== undefined) result.skipped = channel.unsupported;
-    else result.error = result.error === undefined ? message : `${result.error}; then ${message}`;
+    result.error = result.error === undefined ? message : `${result.error}; then ${message}`;
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exited;
