@@ -1,26 +1,33 @@
-// Word-count benchmark: a hand-written kafkajs app, kstreams under at_least_once and kstreams
-// under exactly_once, one after the other on the same pre-loaded input, each in its own process.
-// Reports throughput, CPU and peak RSS per app and the two ratios that have targets:
-// kstreams-alo / kafkajs >= 0.7, kstreams-eos / kstreams-alo >= 0.6, and kstreams-alo (metrics at
-// info) / kstreams-alo-nometrics (metrics off) >= 0.97.
+// Word-count benchmark: a hand-written kafkajs app, kstreams and Java Kafka Streams (issue 18),
+// each under at_least_once and exactly_once, kstreams and Java each with the record cache at its
+// default and off, one after the other on the same pre-loaded input, each in its own process.
+// Reports throughput, CPU and peak RSS per app and the ratios in word-count/variants.ts, and
+// writes them to bench/results/word-count.md and .svg.
 //
-// Timing: from the moment the app has joined its group(s) and is ready to fetch (kstreams: the
-// first RUNNING state; kafkajs: both consumers joined) until its output is complete; startup
-// (connects, internal topic creation, group join, task initialisation) is excluded equally from
-// the ratios and shown in its own column. Topic creation and pre-loading are not timed.
+// Timing: from the moment the app has joined its group(s) and is ready to fetch (kstreams and
+// Java: the first RUNNING state; kafkajs: both consumers joined) until it is done (see
+// word-count/progress.ts: committed offsets under exactly_once, the output's final counts or,
+// with the cache on, the app's processed-record count under at_least_once); startup (connects,
+// internal topic creation, group join, task initialisation) is excluded equally from the ratios
+// and shown in its own column. Topic creation and pre-loading are not timed.
+//
+// The Java variants need java, javac and mvn (as the differential tests); without them they are
+// skipped with a message.
 //
 // Environment: BENCH_LINES (default 100000), BENCH_SEED (42), BENCH_TEXT (a text file whose
-// non-empty lines are used instead of generated ones), BENCH_APPS (comma list of kafkajs,
-// kstreams-alo-nometrics, kstreams-alo, kstreams-eos), BENCH_PROFILE (comma list of apps to run with --cpu-prof; the
+// non-empty lines are used instead of generated ones), BENCH_APPS (comma list of the kinds in
+// word-count/protocol.ts), BENCH_PROFILE (comma list of Node apps to run with --cpu-prof; the
 // profile is summarised after the table), BENCH_TIMEOUT_S (per app, default 240),
-// BENCH_KAFKAJS_SEND_CHUNK (messages per sendBatch call in the hand-written app, default 1000; 0 =
+// BENCH_LATENCY_S (seconds of input at half the measured rate for the latency runs, default 20;
+// 0 = none, see word-count/latency.ts), BENCH_KAFKAJS_SEND_CHUNK (messages per sendBatch call in the hand-written app, default 1000; 0 =
 // one call per consumer batch, see word-count/handwritten.ts), KAFKA_BROKERS.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { KAFKA_VERSION } from '../scripts/kafka/broker.ts';
 import {
   benchKafka,
   brokersFromEnv,
@@ -31,11 +38,15 @@ import {
 } from './word-count/cluster.ts';
 import { countWords, generateLines } from './word-count/corpus.ts';
 import { formatCpuProfile, summariseCpuProfile } from './word-count/cpu-profile.ts';
+import { prepareJavaApp } from './word-count/java-app.ts';
+import { type Latency, measureLatency } from './word-count/latency.ts';
 import { OutputTracker } from './word-count/output-tracker.ts';
-import { committedThroughEnd, outputComplete } from './word-count/progress.ts';
-import { APP_KINDS, type AppKind } from './word-count/protocol.ts';
-import { formatReport } from './word-count/report.ts';
-import { type AppResult, runApp } from './word-count/run-app.ts';
+import { committedThroughEnd, outputComplete, processedThrough } from './word-count/progress.ts';
+import { APP_KINDS, type AppKind, type ChildArgs } from './word-count/protocol.ts';
+import { formatReport, summarise } from './word-count/report.ts';
+import { writeResults } from './word-count/results.ts';
+import { type AppResult, type Launcher, runApp } from './word-count/run-app.ts';
+import { variantOf } from './word-count/variants.ts';
 import { verifyOutput } from './word-count/verify.ts';
 
 const PARTITIONS = 4;
@@ -92,6 +103,7 @@ const seed = envInt('BENCH_SEED', 42);
 const apps = envApps('BENCH_APPS', APP_KINDS);
 const profiled = new Set(envApps('BENCH_PROFILE', []));
 const timeoutMs = envInt('BENCH_TIMEOUT_S', 240) * 1000;
+const latencySeconds = process.env.BENCH_LATENCY_S === '0' ? 0 : envInt('BENCH_LATENCY_S', 20);
 const sendChunk = process.env.BENCH_KAFKAJS_SEND_CHUNK === '0' ? 0 : envInt('BENCH_KAFKAJS_SEND_CHUNK', 1000);
 const brokers = brokersFromEnv();
 const runId = `wcbench-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}`;
@@ -102,6 +114,34 @@ const byFrequency = [...expected.counts].sort((a, b) => b[1] - a[1]);
 const sampleWords = [0, Math.floor(byFrequency.length / 10), byFrequency.length - 1].map(
   (i) => byFrequency[i]![0],
 );
+
+// Built before anything is timed: the first build fetches Kafka's jars and compiles.
+let javaLaunch: Launcher | undefined;
+let javaMissing: string | undefined;
+if (apps.some((kind) => variantOf(kind).runtime === 'java')) {
+  const java = prepareJavaApp();
+  if ('launch' in java) javaLaunch = java.launch;
+  else {
+    javaMissing = java.unavailable;
+    console.log(`Skipping the Java Kafka Streams variants: ${javaMissing}.`);
+  }
+}
+
+const loadAverage = loadavg();
+function appArgs(kind: AppKind, appId: string, inputTopic: string): ChildArgs {
+  const variant = variantOf(kind);
+  return {
+    kind,
+    brokers,
+    inputTopic,
+    outputTopic: `${appId}-output`,
+    appId,
+    repartitionTopic: `${appId}-words`,
+    stateDir: join(stateRoot, appId),
+    sendChunk,
+    statestoreCacheMaxBytes: variant.runtime === 'kstreams' ? variant.cacheMaxBytes : undefined,
+  };
+}
 
 const admin = await connectAdmin(brokers);
 const kafka = benchKafka(brokers, 'wc-bench');
@@ -121,6 +161,11 @@ try {
   );
 
   for (const kind of apps) {
+    const variant = variantOf(kind);
+    if (variant.runtime === 'java' && javaLaunch === undefined) {
+      results.push({ kind, skipped: javaMissing });
+      continue;
+    }
     const appId = `${runId}-${kind}`;
     const outputTopic = `${appId}-output`;
     const repartitionTopic = `${appId}-words`;
@@ -135,50 +180,87 @@ try {
       topic: outputTopic,
       groupId: `${appId}-verify`,
       expected: expected.counts,
-      transactional: kind === 'kstreams-eos',
+      transactional: variant.exactlyOnce,
     });
     groups.push(`${appId}-verify`);
     const result = await runApp({
-      args: {
-        kind,
-        brokers,
-        inputTopic,
-        outputTopic,
-        appId,
-        repartitionTopic,
-        stateDir: join(stateRoot, kind),
-        sendChunk,
-      },
-      progress: (ready) =>
-        kind === 'kstreams-eos'
+      args: appArgs(kind, appId, inputTopic),
+      progress: (ready, processed) =>
+        variant.exactlyOnce
           ? committedThroughEnd(admin, ready.groupId, inputTopic, ready.repartitionTopics)
-          : outputComplete(admin, tracker, outputTopic, expected.totalWords),
+          : ready.cache === 'on'
+            ? processedThrough(processed, lineCount + expected.totalWords)
+            : outputComplete(admin, tracker, outputTopic, expected.totalWords),
       timeoutMs,
       cpuProfileDir: profiled.has(kind) ? join(stateRoot, `${kind}-profile`) : undefined,
+      launch: variant.runtime === 'java' ? javaLaunch : undefined,
     });
-    if (result.error === undefined) {
+    if (result.error === undefined && result.skipped === undefined) {
       result.verification = await verifyOutput({
         admin,
         tracker,
         outputTopic,
         totalWords: expected.totalWords,
         sampleWords,
-        exact: kind === 'kstreams-eos',
+        exact: variant.exactlyOnce,
+        cached: result.cache === 'on',
       });
     }
     await tracker.close();
     const v = result.verification;
+    const outcome = result.skipped
+      ? `skipped: ${result.skipped}`
+      : result.error
+        ? `FAILED: ${result.error}`
+        : `done in ${((result.doneAt! - result.startedAt!) / 1000).toFixed(1)} s`;
     console.log(
-      `${kind}: ${result.error ? `FAILED: ${result.error}` : `done in ${((result.doneAt! - result.startedAt!) / 1000).toFixed(1)} s`}` +
-        (v ? `; output ${v.ok ? 'verified' : `WRONG (${v.problems.join('; ')})`}` : ''),
+      `${kind}: ${outcome}${v ? `; output ${v.ok ? 'verified' : `WRONG (${v.problems.join('; ')})`}` : ''}`,
     );
-    if (result.error || !v?.ok) failed = true;
+    if (result.skipped === undefined && (result.error || !v?.ok)) failed = true;
     results.push(result);
   }
 
+  // Latency at half of each app's measured rate, after all throughput runs: a fresh instance each.
+  const latencies = new Map<AppKind, Latency | { error: string }>();
+  for (const r of latencySeconds > 0 ? results : []) {
+    if (r.kind === 'kafkajs' || r.kind === 'kstreams-alo-nometrics' || !r.verification?.ok) continue;
+    const appId = `${runId}-lat-${r.kind}`;
+    const latency = await measureLatency({
+      admin,
+      kafka,
+      args: appArgs(r.kind, appId, `${appId}-input`),
+      launch: variantOf(r.kind).runtime === 'java' ? javaLaunch : undefined,
+      lines,
+      linesPerS: lineCount / ((r.doneAt! - r.runningAt!) / 1000) / 2,
+      seconds: latencySeconds,
+      numPartitions: PARTITIONS,
+      groups,
+    });
+    latencies.set(r.kind, latency);
+    console.log(
+      `${r.kind} latency: ${'error' in latency ? `FAILED: ${latency.error}` : `p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms over ${latency.records} output records at ${Math.round(latency.linesPerS)} lines/s`}`,
+    );
+  }
+
+  const summary = summarise(results, lineCount, expected.totalWords, latencies);
   console.log(
-    `\n${formatReport({ results, lineCount, totalWords: expected.totalWords, sampleWords, expected })}`,
+    `\n${formatReport({ summary, results, lineCount, totalWords: expected.totalWords, sampleWords, expected })}`,
   );
+  const written = writeResults(summary, {
+    date: new Date().toISOString().slice(0, 16).replace('T', ' '),
+    code: codeVersion(),
+    kafkaVersion: KAFKA_VERSION,
+    lineCount,
+    totalWords: expected.totalWords,
+    distinctWords: expected.counts.size,
+    partitions: PARTITIONS,
+    source,
+    cpus: cpus().length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadAverage,
+    latencySeconds,
+  });
+  console.log(`Wrote ${written.join(' and ')}.`);
   for (const r of results) {
     if (!r.cpuProfile) continue;
     console.log(

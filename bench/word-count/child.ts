@@ -2,7 +2,9 @@
 // parent says when to start (after this process has loaded its modules) and when to stop (once
 // the output is complete); this process reports when it is running and what it used.
 import { rm } from 'node:fs/promises';
+import type { StreamsConfig } from '../../packages/core/src/index.ts';
 import type { ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
+import { variantOf } from './variants.ts';
 
 const args = JSON.parse(process.argv[2] ?? '') as ChildArgs;
 
@@ -37,6 +39,7 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
         groupId: `${args.appId}-count`,
         repartitionTopics: [args.repartitionTopic],
         topologySource: 'bench/word-count/handwritten.ts',
+        cache: 'off',
       },
     };
   }
@@ -56,15 +59,20 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
             wordCountTopology(args.inputTopic, args.outputTopic),
             'packages/examples/src/word-count/topology.ts',
           ];
-  const streams = new KafkaStreams(topology, {
+  const config: StreamsConfig = {
     applicationId: args.appId,
     brokers: args.brokers,
-    processingGuarantee: args.kind === 'kstreams-eos' ? 'exactly_once' : 'at_least_once',
+    processingGuarantee: variantOf(args.kind).exactlyOnce ? 'exactly_once' : 'at_least_once',
     stateDir: args.stateDir,
     ...(args.commitIntervalMs === undefined ? {} : { commitIntervalMs: args.commitIntervalMs }),
     logger: 'warn',
     metrics: { recordingLevel: args.kind === 'kstreams-alo-nometrics' ? 'off' : 'info' },
-  });
+  };
+  const cacheBytes = args.statestoreCacheMaxBytes;
+  const streams = new KafkaStreams(
+    topology,
+    cacheBytes === undefined ? config : { ...config, statestoreCacheMaxBytes: cacheBytes },
+  );
   const repartitionTopics = topology.subtopologies(args.appId).flatMap((s) => s.repartitionSourceTopics);
   return {
     app: {
@@ -91,13 +99,20 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
           .flatMap((thread) => thread.activeTasks)
           .reduce((sum, task) => sum + task.droppedRecordsTotal, 0),
     },
-    ready: { type: 'ready', groupId: args.appId, repartitionTopics, topologySource: source },
+    ready: {
+      type: 'ready',
+      groupId: args.appId,
+      repartitionTopics,
+      topologySource: source,
+      cache: cacheBytes === 0 ? 'off' : 'on',
+    },
   };
 }
 
 async function main(): Promise<void> {
   const { app, ready } = await buildApp();
   let runningCpu: NodeJS.CpuUsage | undefined;
+  let reporter: NodeJS.Timeout | undefined;
   let startedAt = 0;
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'start') {
@@ -106,10 +121,16 @@ async function main(): Promise<void> {
         .start(() => {
           runningCpu = process.cpuUsage();
           send({ type: 'running', startedAt, runningAt: Date.now() });
+          // The parent's "done" check under at_least_once with the cache on (see progress.ts).
+          reporter = setInterval(() => {
+            const processed = app.processed();
+            if (processed !== undefined) send({ type: 'progress', processed });
+          }, 50);
         })
         .catch((error: Error) => send({ type: 'failed', error: String(error.stack ?? error) }));
     } else if (message.type === 'stop') {
       const cpu = process.cpuUsage(runningCpu);
+      clearInterval(reporter);
       const processed = app.processed();
       const dropped = app.dropped();
       void (async () => {

@@ -15,6 +15,8 @@ export interface TrackerOptions {
    * end each partition, so a partition is read through when one offset short of its end.
    */
   transactional: boolean;
+  /** Called with every record applied (the latency probe reads its timestamp). */
+  onRecord?: (m: KafkaMessage) => void;
 }
 
 export interface TrackerState {
@@ -57,6 +59,7 @@ export class OutputTracker {
   private apply(partition: number, m: KafkaMessage): void {
     this.next.set(partition, Number(m.offset) + 1);
     this.records++;
+    this.opts.onRecord?.(m);
     if (!m.key || m.value?.length !== 8) {
       this.unknown++;
       return;
@@ -112,15 +115,7 @@ export class OutputTracker {
       this.held.delete(p);
       this.onMessages(p, messages);
     }
-    if (!this.started) {
-      this.started = true;
-      await this.consumer.connect();
-      await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: true });
-      await this.consumer.run({
-        autoCommit: false,
-        eachBatch: async ({ batch }) => this.onMessages(batch.partition, batch.messages),
-      });
-    }
+    await this.start();
     const start = Date.now();
     this.lastRecordAt = start;
     while (!this.caughtUp()) {
@@ -128,6 +123,23 @@ export class OutputTracker {
       await new Promise((r) => setTimeout(r, 20));
     }
     return this.state();
+  }
+
+  /** Applies every record as it comes, with no end: state() is then the output read so far. */
+  async follow(numPartitions: number): Promise<void> {
+    this.targets = new Map(Array.from({ length: numPartitions }, (_, p) => [p, Number.POSITIVE_INFINITY]));
+    await this.start();
+  }
+
+  private async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.opts.topic, fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch }) => this.onMessages(batch.partition, batch.messages),
+    });
   }
 
   state(): TrackerState {

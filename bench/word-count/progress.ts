@@ -81,3 +81,20 @@ export function committedThroughEnd(
     return { done, at: Date.now(), detail: parts.join(', ') };
   };
 }
+
+/**
+ * at_least_once with the record cache on: the output waits in the cache until the next commit
+ * (every 30 s by default), so it cannot tell when processing ended. The app's own count of
+ * processed records can: every input line and every repartitioned word once. What the cache
+ * still holds is written when the app is stopped (a close commits) and verified after.
+ */
+export function processedThrough(processed: () => number | undefined, expected: number): ProgressCheck {
+  return async () => {
+    const count = processed() ?? 0;
+    return {
+      done: count >= expected,
+      at: Date.now(),
+      detail: `${count}/${expected} records processed (input lines and repartitioned words)`,
+    };
+  };
+}

@@ -1,7 +1,26 @@
 // What the benchmark process and an app's child process say to each other over the IPC channel.
 
-/** `kstreams-alo-nometrics`: at_least_once with `metrics.recordingLevel: 'off'` (the others record at info). */
-export const APP_KINDS = ['kafkajs', 'kstreams-alo-nometrics', 'kstreams-alo', 'kstreams-eos'] as const;
+/**
+ * `kstreams-alo-nometrics`: at_least_once with `metrics.recordingLevel: 'off'` (the others record at
+ * info). `kstreams-alo` and `kstreams-eos` run kstreams' defaults, `*-nocache` set
+ * `statestoreCacheMaxBytes: 0`; `java-*` run Kafka Streams (java/WordCountBench.java), `-cache` with
+ * its default `statestore.cache.max.bytes` (10 MB), `-nocache` with 0. See variants.ts.
+ */
+export const APP_KINDS = [
+  // Neighbours are compared (variants.ts), so that a neighbour's load on the shared machine falls
+  // on both sides of a ratio alike: the hand-written app next to kstreams without cache (the same
+  // work), each kstreams variant next to its Java counterpart.
+  'kafkajs',
+  'kstreams-alo-nocache',
+  'java-alo-nocache',
+  'kstreams-eos-nocache',
+  'java-eos-nocache',
+  'kstreams-alo-nometrics',
+  'kstreams-alo',
+  'java-alo-cache',
+  'kstreams-eos',
+  'java-eos-cache',
+] as const;
 export type AppKind = (typeof APP_KINDS)[number];
 
 /** Handed to the child as its one command-line argument (JSON). */
@@ -17,6 +36,8 @@ export interface ChildArgs {
   stateDir: string;
   /** The hand-written app's messages per sendBatch call (0: one call per consumer batch). */
   sendChunk: number;
+  /** kstreams' `statestoreCacheMaxBytes`, passed only when set (the key is newer than the app kinds). */
+  statestoreCacheMaxBytes?: number;
   /** What a kstreams app runs (default: the example's word count); see bench/windowed-count.bench.ts. */
   topology?: 'word-count' | 'count' | 'windowed-count';
   /** A kstreams app's commit interval (default: its guarantee's). */
@@ -34,6 +55,8 @@ export type ChildMessage =
       /** Topics the app consumes from, besides the input topic. */
       repartitionTopics: string[];
       topologySource: string;
+      /** Whether the app runs with a record cache (then it emits one record per word and commit, not per word). */
+      cache: 'on' | 'off';
     }
   /** Joined its group(s) and is about to fetch: processing starts now. */
   | { type: 'running'; startedAt: number; runningAt: number }
@@ -47,4 +70,6 @@ export type ChildMessage =
       /** Records the app dropped (late for a closed window, a handler's skip); kstreams only. */
       dropped?: number;
     }
+  /** Records processed so far (input lines and repartitioned words); sent every 50 ms while running. */
+  | { type: 'progress'; processed: number }
   | { type: 'failed'; error: string };

@@ -1,5 +1,6 @@
 // Runs one app in a child process: waits until it has loaded, starts it, polls its progress
-// until the output is complete, stops it and collects what it used.
+// until the output is complete, stops it and collects what it used. The child is a Node process
+// (child.ts, over the IPC channel) or anything else that speaks the protocol (java-app.ts).
 import { type ChildProcess, fork } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +16,9 @@ const POLL_MS = 50;
 export interface AppResult {
   kind: AppKind;
   topologySource?: string;
+  cache?: 'on' | 'off';
+  /** Why the variant did not run (Java not installed). */
+  skipped?: string;
   startedAt?: number;
   runningAt?: number;
   doneAt?: number;
@@ -29,22 +33,41 @@ export interface AppResult {
 
 type Waiter = { type: ChildMessage['type']; resolve: (m: ChildMessage) => void };
 
+/** A started app process and how to talk to it. */
+export interface Launched {
+  child: ChildProcess;
+  send(message: ParentMessage): void;
+  onMessage(listener: (message: ChildMessage) => void): void;
+}
+
+export type Launcher = (args: ChildArgs, cpuProfileDir?: string) => Launched;
+
+const launchNode: Launcher = (args, cpuProfileDir) => {
+  const execArgv = ['--import', 'tsx'];
+  if (cpuProfileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`);
+  const child = fork(CHILD, [JSON.stringify(args)], { cwd: repoRoot, execArgv, stdio: 'inherit' });
+  return { child, send: (m) => child.send(m), onMessage: (listener) => child.on('message', listener) };
+};
+
 /** Turns the child's messages into awaitable steps; a failure or exit rejects whatever waits. */
 class ChildChannel {
   private readonly inbox: ChildMessage[] = [];
   private waiter?: Waiter & { reject: (e: Error) => void };
   failure?: string;
+  /** The app's latest count of processed records. */
+  processed?: number;
 
-  constructor(readonly child: ChildProcess) {
-    child.on('message', (m: ChildMessage) => {
+  constructor(private readonly launched: Launched) {
+    launched.onMessage((m: ChildMessage) => {
       if (m.type === 'failed') this.fail(m.error);
+      else if (m.type === 'progress') this.processed = m.processed;
       else if (this.waiter?.type === m.type) {
         const w = this.waiter;
         this.waiter = undefined;
         w.resolve(m);
       } else this.inbox.push(m);
     });
-    child.on('exit', (code, signal) => this.fail(`child exited (code ${code}, signal ${signal})`));
+    launched.child.on('exit', (code, signal) => this.fail(`child exited (code ${code}, signal ${signal})`));
   }
 
   private fail(reason: string): void {
@@ -55,7 +78,7 @@ class ChildChannel {
   }
 
   send(message: ParentMessage): void {
-    this.child.send(message);
+    this.launched.send(message);
   }
 
   next<T extends ChildMessage['type']>(
@@ -88,22 +111,30 @@ class ChildChannel {
 
 export async function runApp(opts: {
   args: ChildArgs;
-  /** How to tell that the app is done, given what the child reported about itself. */
-  progress(ready: Extract<ChildMessage, { type: 'ready' }>): ProgressCheck;
+  /**
+   * How to tell that the app is done, given what the child reported about itself and its latest
+   * count of processed records.
+   */
+  progress(
+    ready: Extract<ChildMessage, { type: 'ready' }>,
+    processed: () => number | undefined,
+  ): ProgressCheck;
   timeoutMs: number;
   cpuProfileDir?: string;
+  /** Default: the Node child (child.ts). */
+  launch?: Launcher;
 }): Promise<AppResult> {
   const { args } = opts;
   const result: AppResult = { kind: args.kind };
-  const execArgv = ['--import', 'tsx'];
-  if (opts.cpuProfileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`);
-  const child = fork(CHILD, [JSON.stringify(args)], { cwd: repoRoot, execArgv, stdio: 'inherit' });
-  const channel = new ChildChannel(child);
+  const launched = (opts.launch ?? launchNode)(args, opts.cpuProfileDir);
+  const { child } = launched;
+  const channel = new ChildChannel(launched);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const ready = await channel.next('ready', 60_000);
     result.topologySource = ready.topologySource;
-    const check = opts.progress(ready);
+    result.cache = ready.cache;
+    const check = opts.progress(ready, () => channel.processed);
     channel.send({ type: 'start' });
     const running = await channel.next('running', opts.timeoutMs);
     result.startedAt = running.startedAt;

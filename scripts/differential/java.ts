@@ -1,5 +1,6 @@
-// Java programs run beside the project to check it against Kafka's own code: the jars of Kafka
-// Streams and kafka-clients come from Maven Central through mvn, as the broker's do
+// Java programs run beside the project to check it against Kafka's own code (the differential
+// tests) and to measure it against Kafka Streams (bench/word-count): the jars of Kafka Streams and
+// kafka-clients come from Maven Central through mvn, as the broker's do
 // (scripts/kafka/broker.ts), and each program is compiled once and cached under
 // .kstreams/differential/ (gitignored), keyed by a hash of its source.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -81,12 +82,21 @@ function settle(partial: string, final: string): void {
   else renameSync(partial, final);
 }
 
-/** Compiles (once) and runs the Java program in `source` (its class is the file's name); its stdout. */
-export function runJava(source: string, args: readonly string[]): string {
+/**
+ * Compiles (once) the Java program in `source` (its class is the file's name): the arguments to
+ * `java` that run it, before the program's own. For callers that start the JVM themselves (the
+ * word-count benchmark talks to its app while it runs).
+ */
+export function javaCommand(source: string): string[] {
   mkdirSync(cacheRoot, { recursive: true });
   const libs = ensureLibs();
   const classes = ensureClasses(source, libs);
-  return execFileSync('java', ['-cp', `${classes}:${join(libs, '*')}`, basename(source, '.java'), ...args], {
+  return ['-cp', `${classes}:${join(libs, '*')}`, basename(source, '.java')];
+}
+
+/** Compiles (once) and runs the Java program in `source`; its stdout. */
+export function runJava(source: string, args: readonly string[]): string {
+  return execFileSync('java', [...javaCommand(source), ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 * 1024 * 1024,
