@@ -9,6 +9,8 @@
 // kafkajs imports this one first. When kafkajs was loaded earlier (the application imported it
 // before @kstreams/core) or bundled into one file, nothing changes: only the speed-up is lost.
 import { createRequire } from 'node:module';
+// Also before kafkajs loads: the produce request's record encoding.
+import './produce-encoding.ts';
 
 interface GroupArgs {
   topic: string;
