@@ -4,19 +4,12 @@
 // the transactional id: a new owner of the task fences the old one.
 // First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
 import './producer-grouping.ts';
-import {
-  type CompressionTypes,
-  type Kafka,
-  type Message,
-  Partitioners,
-  type Producer,
-  type RecordMetadata,
-  type Transaction,
-} from 'kafkajs';
+import type { CompressionTypes, Kafka, Message, Producer, RecordMetadata, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { explainRefusal } from './client.ts';
+import { JavaCompatiblePartitioner } from './java-partitioner.ts';
 
 export interface TaskProducer {
   /**
@@ -122,7 +115,7 @@ export class SharedProducer implements TaskProducer {
       maxInFlightRequests: this.config.maxInFlightRequests,
       retry: { retries: this.config.retries },
       // Java-compatible murmur2, so that Java clients and kafkajs agree on a key's partition.
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: JavaCompatiblePartitioner,
     });
   }
 
@@ -192,7 +185,7 @@ export class TransactionalTaskProducer implements TaskProducer {
       // Right after a commit the coordinator answers CONCURRENT_TRANSACTIONS until the markers are
       // written (a few ms); kafkajs' default 300 ms first backoff would stall every transaction.
       retry: { retries: config.retries, initialRetryTime: 10, maxRetryTime: 1_000 },
-      createPartitioner: Partitioners.DefaultPartitioner,
+      createPartitioner: JavaCompatiblePartitioner,
     });
   }
 

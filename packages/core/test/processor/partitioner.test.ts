@@ -1,5 +1,6 @@
 import { Partitioners } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
+import { JavaCompatiblePartitioner } from '../../src/kafka/java-partitioner.ts';
 import { murmur2, partitionForKey } from '../../src/processor/internals/partitioner.ts';
 
 describe('partitionForKey', () => {
@@ -20,6 +21,30 @@ describe('partitionForKey', () => {
         );
       }
     }
+  });
+
+  it('gives the producers kafkajs’ partition for keyed messages, keeps a set partition, round-robins the rest', () => {
+    const kafkajs = Partitioners.DefaultPartitioner();
+    const ours = JavaCompatiblePartitioner();
+    const partitionMetadata = Array.from({ length: 6 }, (_, i) => ({
+      partitionId: i,
+      leader: 0,
+      partitionErrorCode: 0,
+      replicas: [0],
+      isr: [0],
+    }));
+    for (let i = 0; i < 300; i++) {
+      const key = i % 3 === 0 ? `text-${i}` : Buffer.from(`key-${i}`);
+      const args = { topic: 't', partitionMetadata, message: { key, value: null } };
+      expect(ours(args)).toBe(kafkajs(args));
+    }
+    expect(ours({ topic: 't', partitionMetadata, message: { key: 'k', value: null, partition: 4 } })).toBe(4);
+    const spread = new Set(
+      Array.from({ length: 12 }, () =>
+        ours({ topic: 't', partitionMetadata, message: { key: null, value: null } }),
+      ),
+    );
+    expect(spread.size).toBe(6);
   });
 
   it('matches murmur2 values computed by Kafka’s Java Utils.murmur2', () => {
