@@ -65,8 +65,16 @@ export class ThreadCache {
  * the store's transactional buffer already; the cache keeps what is to be forwarded, so that
  * repeated updates of a key between two flushes become one record downstream.
  */
+/** An entry with its place in the update order (a list, so that moving it costs no Map writes). */
+interface Node<T> extends DirtyEntry<T> {
+  prev: Node<T> | undefined;
+  next: Node<T> | undefined;
+}
+
 export class NamedCache<T> implements RecordCache<T> {
-  private entries = new Map<string, DirtyEntry<T>>();
+  private entries = new Map<string, Node<T>>();
+  private head: Node<T> | undefined;
+  private tail: Node<T> | undefined;
   private bytes = 0;
 
   constructor(
@@ -86,16 +94,21 @@ export class NamedCache<T> implements RecordCache<T> {
   /** `id`: the store key's bytes as a string; `size`: the key and value bytes the store holds. */
   put(id: string, size: number, value: T): void {
     const cost = size + CACHE_ENTRY_OVERHEAD_BYTES;
-    const entry = this.entries.get(id);
-    if (entry === undefined) {
-      this.entries.set(id, { first: value, latest: value, size: cost });
+    const node = this.entries.get(id);
+    if (node === undefined) {
+      const added: Node<T> = { first: value, latest: value, size: cost, prev: this.tail, next: undefined };
+      this.entries.set(id, added);
+      this.append(added);
       this.grow(cost);
     } else {
-      this.entries.delete(id);
-      entry.latest = value;
-      this.grow(cost - entry.size);
-      entry.size = cost;
-      this.entries.set(id, entry);
+      node.latest = value;
+      this.grow(cost - node.size);
+      node.size = cost;
+      if (node !== this.tail) {
+        this.unlink(node);
+        node.prev = this.tail;
+        this.append(node);
+      }
     }
     if (this.owner.sizeBytes > this.owner.maxBytes) this.flush();
   }
@@ -107,7 +120,8 @@ export class NamedCache<T> implements RecordCache<T> {
 
   /** The dirty entries, oldest update first, for a flush that forwards them itself; they are clean now. */
   take(): DirtyEntry<T>[] {
-    const taken = [...this.entries.values()];
+    const taken: DirtyEntry<T>[] = [];
+    for (let node = this.head; node !== undefined; node = node.next) taken.push(node);
     this.clear();
     return taken;
   }
@@ -115,7 +129,24 @@ export class NamedCache<T> implements RecordCache<T> {
   /** Drops the dirty entries without forwarding them (a rollback, or the task closes). */
   clear(): void {
     this.entries = new Map();
+    this.head = undefined;
+    this.tail = undefined;
     this.grow(-this.bytes);
+  }
+
+  /** `node.prev` is already the current tail. */
+  private append(node: Node<T>): void {
+    node.next = undefined;
+    if (this.tail === undefined) this.head = node;
+    else this.tail.next = node;
+    this.tail = node;
+  }
+
+  private unlink(node: Node<T>): void {
+    if (node.prev === undefined) this.head = node.next;
+    else node.prev.next = node.next;
+    if (node.next === undefined) this.tail = node.prev;
+    else node.next.prev = node.prev;
   }
 
   private grow(delta: number): void {
