@@ -242,8 +242,9 @@ function install(): void {
   const requestPath = resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
   if (recordPath === undefined || requestPath === undefined) return;
   // Loaded already (kafkajs came before @kstreams/core, or a bundle): keep kafkajs' own.
-  if (require.cache[requestPath] !== undefined) {
-    installed = (require.cache[requestPath]?.exports as { kstreams?: boolean }).kstreams === true;
+  const loaded = require.cache[requestPath];
+  if (loaded !== undefined) {
+    installed = (loaded.exports as { kstreams?: boolean }).kstreams === true;
     return;
   }
   const original = require(recordPath) as RecordEncoder;
