@@ -8,8 +8,9 @@
 // kafkajs hands eachBatch a fetched batch and commits its offsets once the handler resolves. This
 // client hands out single messages through a Readable, and its `autocommit` commits a fetch's
 // offsets as soon as the fetch is pushed into the stream, before it is handled (at most once).
-// So: autocommit off; take everything the stream has buffered as one batch, handle it, send its
-// output, then commit the batch's last offset + 1 per partition (at least once, as kafkajs).
+// So: autocommit off; take everything the stream has buffered as one batch (all partitions' records,
+// where kafkajs hands one partition's batch at a time), handle it, send its output, then commit
+// the batch's last offset + 1 per partition (at least once, as kafkajs).
 // Fetch sizes as kafkajs' defaults (1 MB per partition, 10 MB per fetch, 5 s max wait) so that
 // batches are alike; this client's own default is 10 MB per partition.
 import {

@@ -163,13 +163,21 @@ async function committedOffset(groupId: string, topicName: string): Promise<stri
 const ALL = ProduceAcks.ALL;
 const CONTROL_BATCH = 0x20;
 
+/** One transaction of `p` writing `batches` (one send each) to partition 0 of `t`, then ended. */
+async function transaction(p: Producer, t: string, batches: string[][], end: 'commit' | 'abort') {
+  const tx = await p.beginTransaction();
+  for (const values of batches) await tx.send({ messages: records(t, values), acks: ALL });
+  await (end === 'commit' ? tx.commit() : tx.abort());
+}
+
+/** Writes `values` to `t` in one committed transaction of a producer of its own. */
+const seedTopic = (t: string, values: string[]) =>
+  transaction(txnProducer(name('seed')), t, [values], 'commit');
+
 try {
   await check('transaction: begin, send, commit; read_committed sees the records', async () => {
     const t = await topic('commit');
-    const p = txnProducer(name('txn'));
-    const tx = await p.beginTransaction();
-    await tx.send({ messages: records(t, ['a', 'b', 'c']), acks: ALL });
-    await tx.commit();
+    await seedTopic(t, ['a', 'b', 'c']);
     const seen = await readUntil(t, 'c');
     return { ok: seen.join() === 'a,b,c', detail: `read ${JSON.stringify(seen)}` };
   });
@@ -177,12 +185,8 @@ try {
   await check('transaction abort: read_committed hides, read_uncommitted shows', async () => {
     const t = await topic('abort');
     const p = txnProducer(name('txn'));
-    const aborted = await p.beginTransaction();
-    await aborted.send({ messages: records(t, ['x1', 'x2']), acks: ALL });
-    await aborted.abort();
-    const committed = await p.beginTransaction();
-    await committed.send({ messages: records(t, ['end']), acks: ALL });
-    await committed.commit();
+    await transaction(p, t, [['x1', 'x2']], 'abort');
+    await transaction(p, t, [['end']], 'commit');
     const rc = await readUntil(t, 'end');
     const ru = await readUntil(t, 'end', { isolationLevel: FetchIsolationLevels.READ_UNCOMMITTED });
     return {
@@ -195,17 +199,9 @@ try {
     // What a task's producer writes after two rollbacks in a row: one producer id, two aborted ranges.
     const t = await topic('two-aborts');
     const p = txnProducer(name('txn'));
-    for (const batch of [
-      ['a1', 'a2'],
-      ['b1', 'b2'],
-    ]) {
-      const tx = await p.beginTransaction();
-      await tx.send({ messages: records(t, batch), acks: ALL });
-      await tx.abort();
-    }
-    const tx = await p.beginTransaction();
-    await tx.send({ messages: records(t, ['end']), acks: ALL });
-    await tx.commit();
+    await transaction(p, t, [['a1', 'a2']], 'abort');
+    await transaction(p, t, [['b1', 'b2']], 'abort');
+    await transaction(p, t, [['end']], 'commit');
     const seen = await readUntil(t, 'end');
     const control = await kafkajsReadUntil(t, 'end');
     return {
@@ -221,12 +217,8 @@ try {
       // one batch per fetch, so the abort marker comes two fetches later.
       const t = await topic('split-abort');
       const p = txnProducer(name('txn'));
-      const tx = await p.beginTransaction();
-      for (const v of ['x1', 'x2', 'x3']) await tx.send({ messages: records(t, [v]), acks: ALL });
-      await tx.abort();
-      const tx2 = await p.beginTransaction();
-      await tx2.send({ messages: records(t, ['end']), acks: ALL });
-      await tx2.commit();
+      await transaction(p, t, [['x1'], ['x2'], ['x3']], 'abort');
+      await transaction(p, t, [['end']], 'commit');
       const seen = await readUntil(t, 'end', { maxBytesPerPartition: 1 });
       const control = await kafkajsReadUntil(t, 'end', 1);
       return {
@@ -240,18 +232,10 @@ try {
     const t = await topic('restart');
     const id = name('txn');
     const first = txnProducer(id);
-    const tx = await first.beginTransaction();
-    await tx.send({ messages: records(t, ['first']), acks: ALL });
-    await tx.commit();
+    await transaction(first, t, [['first']], 'commit');
     await first.close();
-    const restarted = txnProducer(id);
-    const outcome = await restarted
-      .beginTransaction()
-      .then(async (tx2) => {
-        await tx2.send({ messages: records(t, ['restarted']), acks: ALL });
-        await tx2.commit();
-        return 'began and committed';
-      })
+    const outcome = await transaction(txnProducer(id), t, [['restarted']], 'commit')
+      .then(() => 'began and committed')
       .catch((e) => `refused: ${describe(e)}`);
     return { ok: outcome === 'began and committed', detail: outcome };
   });
@@ -311,10 +295,7 @@ try {
     async () => {
       const input = await topic('input');
       const output = await topic('output');
-      const seed = txnProducer(name('seed'));
-      const s = await seed.beginTransaction();
-      await s.send({ messages: records(input, ['1', '2', '3', '4', '5']), acks: ALL });
-      await s.commit();
+      await seedTopic(input, ['1', '2', '3', '4', '5']);
       const { c, got } = await consumeInGroup(input, 5);
       const p = txnProducer(name('txn'));
       const tx = await p.beginTransaction();
@@ -347,10 +328,7 @@ try {
     'KIP-447: the broker refuses offsets sent with a stale generation or unknown member',
     async () => {
       const input = await topic('input');
-      const seed = txnProducer(name('seed'));
-      const s = await seed.beginTransaction();
-      await s.send({ messages: records(input, ['1']), acks: ALL });
-      await s.commit();
+      await seedTopic(input, ['1']);
       const { c, got } = await consumeInGroup(input, 1);
       const m = got[0]!;
       const meta = m.metadata.consumer as { generationId: number; memberId: string };
@@ -379,10 +357,7 @@ try {
     'manual assignment: a fetch of a chosen partition and offset, without joining a group',
     async () => {
       const t = await topic('manual');
-      const p = txnProducer(name('txn'));
-      const tx = await p.beginTransaction();
-      await tx.send({ messages: records(t, ['m0', 'm1', 'm2']), acks: ALL });
-      await tx.commit();
+      await seedTopic(t, ['m0', 'm1', 'm2']);
       const c = consumer();
       const metadata = await c.metadata({ topics: [t] });
       const info = metadata.topics.get(t)!;
