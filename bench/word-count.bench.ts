@@ -1,4 +1,5 @@
-// Word-count benchmark: a hand-written kafkajs app, kstreams and Java Kafka Streams (issue 18),
+// Word-count benchmark: a hand-written kafkajs app (and the same on @platformatic/kafka, the other
+// client's ceiling), kstreams and Java Kafka Streams (issue 18),
 // each under at_least_once and exactly_once, kstreams and Java each with the record cache at its
 // default and off, one after the other on the same pre-loaded input, each in its own process.
 // Reports throughput, CPU and peak RSS per app and the ratios in word-count/variants.ts, and
@@ -20,7 +21,9 @@
 // profile is summarised after the table), BENCH_TIMEOUT_S (per app, default 240),
 // BENCH_LATENCY_S (seconds of input at half the measured rate for the latency runs, default 20;
 // 0 = none, see word-count/latency.ts), BENCH_KAFKAJS_SEND_CHUNK (messages per sendBatch call in the hand-written app, default 1000; 0 =
-// one call per consumer batch, see word-count/handwritten.ts), KAFKA_BROKERS.
+// one call per consumer batch, see word-count/handwritten.ts), BENCH_PLATFORMATIC_SEND_CHUNK (the
+// same for the @platformatic/kafka app, default: as the kafkajs app, so that both do the same
+// sends), KAFKA_BROKERS.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -46,7 +49,7 @@ import { APP_KINDS, type AppKind, type ChildArgs } from './word-count/protocol.t
 import { formatReport, summarise } from './word-count/report.ts';
 import { writeResults } from './word-count/results.ts';
 import { type AppResult, type Launcher, runApp } from './word-count/run-app.ts';
-import { variantOf } from './word-count/variants.ts';
+import { isHandWritten, variantOf } from './word-count/variants.ts';
 import { verifyOutput } from './word-count/verify.ts';
 
 const PARTITIONS = 4;
@@ -104,7 +107,11 @@ const apps = envApps('BENCH_APPS', APP_KINDS);
 const profiled = new Set(envApps('BENCH_PROFILE', []));
 const timeoutMs = envInt('BENCH_TIMEOUT_S', 240) * 1000;
 const latencySeconds = process.env.BENCH_LATENCY_S === '0' ? 0 : envInt('BENCH_LATENCY_S', 20);
-const sendChunk = process.env.BENCH_KAFKAJS_SEND_CHUNK === '0' ? 0 : envInt('BENCH_KAFKAJS_SEND_CHUNK', 1000);
+const chunkFromEnv = (name: string, fallback: number) =>
+  process.env[name] === '0' ? 0 : envInt(name, fallback);
+const sendChunk = chunkFromEnv('BENCH_KAFKAJS_SEND_CHUNK', 1000);
+const platformaticChunk = chunkFromEnv('BENCH_PLATFORMATIC_SEND_CHUNK', sendChunk);
+const describeChunk = (n: number) => (n > 0 ? `sends of ${n}` : 'one send per consumer batch');
 const brokers = brokersFromEnv();
 const runId = `wcbench-${Date.now().toString(36)}-${randomBytes(2).toString('hex')}`;
 
@@ -138,7 +145,7 @@ function appArgs(kind: AppKind, appId: string, inputTopic: string): ChildArgs {
     appId,
     repartitionTopic: `${appId}-words`,
     stateDir: join(stateRoot, appId),
-    sendChunk,
+    sendChunk: kind === 'platformatic' ? platformaticChunk : sendChunk,
     statestoreCacheMaxBytes: variant.runtime === 'kstreams' ? variant.cacheMaxBytes : undefined,
   };
 }
@@ -157,7 +164,7 @@ try {
   console.log(
     `Input: ${inputTopic}, ${lineCount} lines, ${expected.totalWords} words, ${expected.counts.size} distinct, ` +
       `${PARTITIONS} partitions, from ${source}; pre-loaded in ${((performance.now() - loadStart) / 1000).toFixed(1)} s. ` +
-      `Code: ${codeVersion()}. kafkajs app: ${sendChunk > 0 ? `sendBatch slices of ${sendChunk}` : 'one sendBatch per consumer batch'}.`,
+      `Code: ${codeVersion()}. kafkajs app: ${describeChunk(sendChunk)}; platformatic app: ${describeChunk(platformaticChunk)}.`,
   );
 
   for (const kind of apps) {
@@ -171,10 +178,10 @@ try {
     const repartitionTopic = `${appId}-words`;
     await createTopics(
       admin,
-      kind === 'kafkajs' ? [outputTopic, repartitionTopic] : [outputTopic],
+      isHandWritten(kind) ? [outputTopic, repartitionTopic] : [outputTopic],
       PARTITIONS,
     );
-    groups.push(...(kind === 'kafkajs' ? [`${appId}-split`, `${appId}-count`] : [appId]));
+    groups.push(...(isHandWritten(kind) ? [`${appId}-split`, `${appId}-count`] : [appId]));
     const tracker = new OutputTracker({
       kafka,
       topic: outputTopic,
@@ -223,7 +230,7 @@ try {
   // Latency at half of each app's measured rate, after all throughput runs: a fresh instance each.
   const latencies = new Map<AppKind, Latency | { error: string }>();
   for (const r of latencySeconds > 0 ? results : []) {
-    if (r.kind === 'kafkajs' || r.kind === 'kstreams-alo-nometrics' || !r.verification?.ok) continue;
+    if (isHandWritten(r.kind) || r.kind === 'kstreams-alo-nometrics' || !r.verification?.ok) continue;
     const appId = `${runId}-lat-${r.kind}`;
     const latency = await measureLatency({
       admin,

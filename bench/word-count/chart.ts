@@ -3,7 +3,12 @@
 import { fmt, type Row } from './report.ts';
 import { variantOf } from './variants.ts';
 
-const COLORS = { kstreams: '#2f6fb3', java: '#d9822b', kafkajs: '#8a8a8a' } as const;
+const COLORS = {
+  kstreams: '#2f6fb3',
+  java: '#d9822b',
+  kafkajs: '#8a8a8a',
+  platformatic: '#5a9e6f',
+} as const;
 const LABEL_W = 180;
 const PANEL_W = 250;
 const GAP = 30;

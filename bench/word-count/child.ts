@@ -20,10 +20,15 @@ interface App {
 }
 
 async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { type: 'ready' }> }> {
-  if (args.kind === 'kafkajs') {
+  if (args.kind === 'kafkajs' || args.kind === 'platformatic') {
     // kafkajs as it comes: loaded here, never after @kstreams/core (see below).
-    const { handWrittenWordCount } = await import('./handwritten.ts');
-    const hw = handWrittenWordCount(args);
+    const [hw, topologySource] =
+      args.kind === 'kafkajs'
+        ? [(await import('./handwritten.ts')).handWrittenWordCount(args), 'bench/word-count/handwritten.ts']
+        : [
+            (await import('./handwritten-platformatic.ts')).platformaticWordCount(args),
+            'bench/word-count/handwritten-platformatic.ts',
+          ];
     return {
       app: {
         async start(onRunning) {
@@ -38,7 +43,7 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
         type: 'ready',
         groupId: `${args.appId}-count`,
         repartitionTopics: [args.repartitionTopic],
-        topologySource: 'bench/word-count/handwritten.ts',
+        topologySource,
         cache: 'off',
       },
     };

@@ -1,6 +1,7 @@
 // What the benchmark process and an app's child process say to each other over the IPC channel.
 
 /**
+ * `kafkajs` and `platformatic`: the hand-written word count on kafkajs and on @platformatic/kafka.
  * `kstreams-alo-nometrics`: at_least_once with `metrics.recordingLevel: 'off'` (the others record at
  * info). `kstreams-alo` and `kstreams-eos` run kstreams' defaults, `*-nocache` set
  * `statestoreCacheMaxBytes: 0`; `java-*` run Kafka Streams (java/WordCountBench.java), `-cache` with
@@ -9,7 +10,9 @@
 export const APP_KINDS = [
   // Neighbours are compared (variants.ts), so that a neighbour's load on the shared machine falls
   // on both sides of a ratio alike: the hand-written app next to kstreams without cache (the same
-  // work), each kstreams variant next to its Java counterpart.
+  // work), each kstreams variant next to its Java counterpart, the hand-written app on the other
+  // client next to the kafkajs one.
+  'platformatic',
   'kafkajs',
   'kstreams-alo-nocache',
   'java-alo-nocache',
@@ -34,7 +37,7 @@ export interface ChildArgs {
   /** The hand-written app's intermediate topic (kstreams creates its own). */
   repartitionTopic: string;
   stateDir: string;
-  /** The hand-written app's messages per sendBatch call (0: one call per consumer batch). */
+  /** The hand-written apps' messages per send call (0: one call per consumer batch). */
   sendChunk: number;
   /** kstreams' `statestoreCacheMaxBytes`, passed only when set (the key is newer than the app kinds). */
   statestoreCacheMaxBytes?: number;

@@ -4,7 +4,7 @@ import type { ExpectedCounts } from './corpus.ts';
 import type { Latency } from './latency.ts';
 import type { AppKind } from './protocol.ts';
 import type { AppResult } from './run-app.ts';
-import { COMPARISONS, guaranteeOf } from './variants.ts';
+import { COMPARISONS, guaranteeOf, isHandWritten } from './variants.ts';
 
 export interface Row {
   kind: AppKind;
@@ -194,7 +194,7 @@ export function formatReport(opts: {
   });
   out.push(`Sample final counts, expected (actual): ${samples.join('; ')}`);
   const sources = new Set(
-    results.flatMap((r) => (r.kind === 'kafkajs' || !r.topologySource ? [] : [r.topologySource])),
+    results.flatMap((r) => (isHandWritten(r.kind) || !r.topologySource ? [] : [r.topologySource])),
   );
   if (sources.size > 0) out.push(`Topologies from ${[...sources].join(' and ')}.`);
   return out.join('\n');
