@@ -97,9 +97,15 @@ describe('session-windowed count on the broker', () => {
 
     // Interactive query: committed sessions of one key, through the session store's face.
     const store = app.store('sessions', QueryableStoreTypes.sessionStore<string, number>());
-    const found = [];
-    for await (const s of store.fetch('u3')) found.push([s.key.start - base, s.key.end - base, s.value]);
-    expect(found).toEqual([[0, 3000, 4]]);
+    const sessionsOfU3 = async () => {
+      const found = [];
+      for await (const s of store.fetch('u3')) found.push([s.key.start - base, s.key.end - base, s.value]);
+      return found;
+    };
+    // The store applies a commit right after Kafka accepted it, when the reader may already see
+    // its output: wait for it rather than race it.
+    await waitFor(async () => (await sessionsOfU3()).length > 0, 10_000, 'the store to apply the commit');
+    expect(await sessionsOfU3()).toEqual([[0, 3000, 4]]);
     const between = [];
     for await (const s of store.findSessions('u3', base + 3001, base + 10_000)) between.push(s);
     expect(between).toEqual([]);

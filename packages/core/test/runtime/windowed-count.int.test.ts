@@ -160,6 +160,9 @@ describe('windowed count on the broker', () => {
       for await (const x of it) out.push(x);
       return out;
     };
+    // Queries read committed state, which the task writes right after Kafka accepted the commit
+    // whose output the reader already sees: wait for it rather than race it.
+    await waitFor(() => windows.fetch('u9', base + 2 * SIZE) === 8, 10_000, 'the store to apply the commit');
     expect(await collect(windows.fetch('u3', base, base + 2 * SIZE))).toEqual(
       starts.map((timestamp) => ({ timestamp, value: 8 })),
     );
@@ -194,7 +197,11 @@ describe('windowed count on the broker', () => {
     expect(storeDirs().length).toBeGreaterThan(0);
     expect(await collect(windows.fetch('u3', base, base + 2 * SIZE))).toEqual([]);
     expect(await collect(windows.fetchAll(0, base + 29 * SIZE))).toEqual([]);
-    expect(await collect(windows.fetchAll(base + 30 * SIZE, base + 30 * SIZE))).toHaveLength(10);
+    await waitFor(
+      async () => (await collect(windows.fetchAll(base + 30 * SIZE, base + 30 * SIZE))).length === 10,
+      10_000,
+      'the 10 new windows in the store',
+    );
 
     // A record for a window closed long ago is dropped as late: no output, and the task metadata
     // (and dropped_records_total) count it, so that a missing result can be told from a stall.
