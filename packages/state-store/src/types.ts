@@ -43,10 +43,11 @@ export interface KeyValueBytesStore {
 }
 
 /**
- * The key bytes and size of a typed store's last put or delete: a record cache in front of the
- * store keys its entries by the same bytes the store does, without serializing the key again.
+ * The key and size of a store's last put or delete, as its transactional buffer recorded them: a
+ * record cache in front of the store keys its entries by the same id (the key bytes as a latin1
+ * string) without serializing the key or converting its bytes again.
  */
 export interface LastWriteTracking {
-  readonly lastWrittenKey: Buffer | undefined;
+  readonly lastWrittenId: string | undefined;
   readonly lastWrittenBytes: number;
 }

@@ -42,9 +42,6 @@ export interface WindowStore<K, V> extends ReadOnlyWindowStore<K, V>, StateStore
  * Windows end at start + windowSize.
  */
 export class TypedWindowStore<K, V> implements WindowStore<K, V>, LastWriteTracking {
-  lastWrittenKey: Buffer | undefined;
-  lastWrittenBytes = 0;
-
   constructor(
     readonly name: string,
     private readonly buffer: TransactionalBuffer,
@@ -102,15 +99,16 @@ export class TypedWindowStore<K, V> implements WindowStore<K, V>, LastWriteTrack
       return;
     }
     const storeKey = WindowKeySchema.toStoreKey(this.keyBytes(key), windowStart);
-    this.lastWrittenKey = storeKey;
-    if (value === null || value === undefined) {
-      this.lastWrittenBytes = storeKey.length;
-      this.buffer.delete(storeKey);
-      return;
-    }
-    const valueBytes = this.valueSerde.serialize(value);
-    this.lastWrittenBytes = storeKey.length + valueBytes.length;
-    this.buffer.put(storeKey, valueBytes);
+    if (value === null || value === undefined) this.buffer.delete(storeKey);
+    else this.buffer.put(storeKey, this.valueSerde.serialize(value));
+  }
+
+  get lastWrittenId(): string | undefined {
+    return this.buffer.lastWrittenId;
+  }
+
+  get lastWrittenBytes(): number {
+    return this.buffer.lastWrittenBytes;
   }
 
   fetch(key: K, windowStart: number): V | undefined;

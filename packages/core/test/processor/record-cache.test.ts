@@ -17,7 +17,7 @@ const silent = pino({ level: 'silent' });
 describe('ThreadCache and NamedCache', () => {
   it('keeps dirty keys in the order of their last update, with their first update', () => {
     const flushed: DirtyEntry<string>[][] = [];
-    const cache = new ThreadCache(10_000).namedCache<string>('s', (entries) => flushed.push(entries));
+    const cache = new ThreadCache(10_000).namedCache<string>((entries) => flushed.push(entries));
     cache.put('a', 10, 'a1');
     cache.put('d', 10, 'd1');
     cache.put('a', 10, 'a2');
@@ -37,8 +37,8 @@ describe('ThreadCache and NamedCache', () => {
     const threadCache = new ThreadCache(3 * entry);
     const flushedA: string[] = [];
     const flushedB: string[] = [];
-    const a = threadCache.namedCache<string>('a', (es) => flushedA.push(...es.map((e) => e.latest)));
-    const b = threadCache.namedCache<string>('b', (es) => flushedB.push(...es.map((e) => e.latest)));
+    const a = threadCache.namedCache<string>((es) => flushedA.push(...es.map((e) => e.latest)));
+    const b = threadCache.namedCache<string>((es) => flushedB.push(...es.map((e) => e.latest)));
     a.put('x', 20, 'x');
     a.put('y', 20, 'y');
     b.put('z', 20, 'z');

@@ -1,7 +1,7 @@
 import { byteOrderKey, compareStrings, inRange } from '../byte-order.ts';
 import { InvalidStoreArgumentError } from '../errors.ts';
 import { requireBound, requireKey, requireValue } from '../store/validate.ts';
-import type { ChangelogRecord, KeyValue, KeyValueBytesStore } from '../types.ts';
+import type { ChangelogRecord, KeyValue, KeyValueBytesStore, LastWriteTracking } from '../types.ts';
 
 export interface TransactionalBufferOptions {
   /**
@@ -66,11 +66,14 @@ const DEFAULT_MAX_UNCOMMITTED_BYTES = 64 * 1024 * 1024;
  * the Kafka transaction committed, `rollback()` drops it. So after a crash the store holds only
  * committed writes. The buffer keeps the Buffers it is given: callers must not mutate them later.
  */
-export class TransactionalBuffer {
+export class TransactionalBuffer implements LastWriteTracking {
   readonly store: KeyValueBytesStore;
   private readonly budget: UncommittedBytesBudget;
   private readonly onCommitRequested: (() => void) | undefined;
   private pending = new Map<string, PendingWrite>();
+  /** LastWriteTracking, for the typed stores over this buffer. */
+  lastWrittenId: string | undefined;
+  lastWrittenBytes = 0;
   private bytes = 0;
   private commitRequested = false;
   private commitInFlight: Promise<void> | undefined;
@@ -224,6 +227,8 @@ export class TransactionalBuffer {
   private record(key: Buffer, value: Buffer | null): void {
     this.generation++;
     const sortKey = byteOrderKey(key);
+    this.lastWrittenId = sortKey;
+    this.lastWrittenBytes = key.length + (value?.length ?? 0);
     const write: PendingWrite = { key, value };
     const previous = this.pending.get(sortKey);
     // Delete first so the Map's order follows the latest write (the changelog order of the batch).

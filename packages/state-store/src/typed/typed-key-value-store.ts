@@ -26,8 +26,6 @@ export interface KeyValueStore<K, V> {
  */
 export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V>, LastWriteTracking {
   readonly name: string;
-  lastWrittenKey: Buffer | undefined;
-  lastWrittenBytes = 0;
   private readonly buffer: TransactionalBuffer;
   private readonly keySerde: StoreSerde<K>;
   private readonly valueSerde: StoreSerde<V>;
@@ -54,14 +52,8 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V>, LastWriteT
 
   put(key: K, value: V): void {
     const keyBytes = this.keyBytes(key, 'put');
-    if (value === null || value === undefined) {
-      this.wrote(keyBytes, 0);
-      this.buffer.delete(keyBytes);
-      return;
-    }
-    const valueBytes = this.valueSerde.serialize(value);
-    this.wrote(keyBytes, valueBytes.length);
-    this.buffer.put(keyBytes, valueBytes);
+    if (value === null || value === undefined) this.buffer.delete(keyBytes);
+    else this.buffer.put(keyBytes, this.valueSerde.serialize(value));
   }
 
   putIfAbsent(key: K, value: V): V | undefined {
@@ -73,14 +65,15 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V>, LastWriteT
   }
 
   delete(key: K): V | undefined {
-    const keyBytes = this.keyBytes(key, 'delete');
-    this.wrote(keyBytes, 0);
-    return this.toValue(this.buffer.delete(keyBytes));
+    return this.toValue(this.buffer.delete(this.keyBytes(key, 'delete')));
   }
 
-  private wrote(keyBytes: Buffer, valueLength: number): void {
-    this.lastWrittenKey = keyBytes;
-    this.lastWrittenBytes = keyBytes.length + valueLength;
+  get lastWrittenId(): string | undefined {
+    return this.buffer.lastWrittenId;
+  }
+
+  get lastWrittenBytes(): number {
+    return this.buffer.lastWrittenBytes;
   }
 
   range(from: K | undefined, to: K | undefined): AsyncIterableIterator<{ key: K; value: V }> {

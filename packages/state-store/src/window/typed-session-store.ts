@@ -52,8 +52,6 @@ const MAX_LONG = Buffer.from([0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
  */
 export class TypedSessionStore<K, AGG> implements SessionStore<K, AGG>, LastWriteTracking {
   readonly name: string;
-  lastWrittenKey: Buffer | undefined;
-  lastWrittenBytes = 0;
   private readonly buffer: TransactionalBuffer;
   private readonly keySerde: StoreSerde<K>;
   private readonly aggSerde: StoreSerde<AGG>;
@@ -67,22 +65,20 @@ export class TypedSessionStore<K, AGG> implements SessionStore<K, AGG>, LastWrit
 
   put(sessionKey: SessionWindowedKey<K>, aggregate: AGG | null | undefined): void {
     const storeKey = this.storeKey(sessionKey, 'put');
-    this.lastWrittenKey = storeKey;
-    if (aggregate === null || aggregate === undefined) {
-      this.lastWrittenBytes = storeKey.length;
-      this.buffer.delete(storeKey);
-      return;
-    }
-    const bytes = this.aggSerde.serialize(aggregate);
-    this.lastWrittenBytes = storeKey.length + bytes.length;
-    this.buffer.put(storeKey, bytes);
+    if (aggregate === null || aggregate === undefined) this.buffer.delete(storeKey);
+    else this.buffer.put(storeKey, this.aggSerde.serialize(aggregate));
   }
 
   remove(sessionKey: SessionWindowedKey<K>): void {
-    const storeKey = this.storeKey(sessionKey, 'remove');
-    this.lastWrittenKey = storeKey;
-    this.lastWrittenBytes = storeKey.length;
-    this.buffer.delete(storeKey);
+    this.buffer.delete(this.storeKey(sessionKey, 'remove'));
+  }
+
+  get lastWrittenId(): string | undefined {
+    return this.buffer.lastWrittenId;
+  }
+
+  get lastWrittenBytes(): number {
+    return this.buffer.lastWrittenBytes;
   }
 
   fetchSession(key: K, sessionStartTime: number, sessionEndTime: number): AGG | undefined {

@@ -46,12 +46,12 @@ export class TimestampedTupleForwarder {
   /** After the store write that this change reports. */
   maybeForward(record: ChangeRecord): void {
     const cache = this.cache;
-    const key = this.store.lastWrittenKey;
-    if (cache === undefined || key === undefined) {
+    const id = this.store.lastWrittenId;
+    if (cache === undefined || id === undefined) {
       this.ctx.forward(record);
       return;
     }
-    cache.put(key.toString('latin1'), this.store.lastWrittenBytes, record);
+    cache.put(id, this.store.lastWrittenBytes, record);
   }
 
   private flushed(first: ChangeRecord, latest: ChangeRecord): void {

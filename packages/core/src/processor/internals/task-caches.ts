@@ -51,7 +51,7 @@ export class TaskCaches {
     if (!this.topology.internalBuilder.cachingEnabled(storeName)) return undefined;
     const { context } = this;
     // Evicted while a record is processed: forwarded in that record's context (synchronously).
-    const cache = this.threadCache.namedCache<InContext<T>>(`${this.taskId}-${storeName}`, (entries) => {
+    const cache = this.threadCache.namedCache<InContext<T>>((entries) => {
       for (const { first, latest } of entries) forward(first.value, latest.value);
     });
     this.caches.push({ cache, forward } as unknown as TaskCache);

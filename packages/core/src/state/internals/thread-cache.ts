@@ -49,8 +49,8 @@ export class ThreadCache {
   }
 
   /** A cache for one store of one task; `listener` gets its dirty entries, oldest update first. */
-  namedCache<T>(name: string, listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> {
-    return new NamedCache<T>(name, this, listener);
+  namedCache<T>(listener: (entries: DirtyEntry<T>[]) => void): NamedCache<T> {
+    return new NamedCache<T>(this, listener);
   }
 
   /** @internal NamedCache's share of the bound. */
@@ -78,14 +78,9 @@ export class NamedCache<T> implements RecordCache<T> {
   private bytes = 0;
 
   constructor(
-    readonly name: string,
     private readonly owner: ThreadCache,
     private readonly listener: (entries: DirtyEntry<T>[]) => void,
   ) {}
-
-  get size(): number {
-    return this.entries.size;
-  }
 
   get dirty(): boolean {
     return this.entries.size > 0;
