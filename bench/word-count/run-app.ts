@@ -5,6 +5,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleEntry } from '../../scripts/test/bundle.ts';
 import { repoRoot } from './cluster.ts';
 import type { ProgressCheck } from './progress.ts';
 import type { AppKind, ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
@@ -42,12 +43,21 @@ export interface Launched {
 
 export type Launcher = (args: ChildArgs, cpuProfileDir?: string) => Launched;
 
-const launchNode: Launcher = (args, cpuProfileDir) => {
-  const execArgv = ['--import', 'tsx'];
-  if (cpuProfileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`);
-  const child = fork(CHILD, [JSON.stringify(args)], { cwd: repoRoot, execArgv, stdio: 'inherit' });
-  return { child, send: (m) => child.send(m), onMessage: (listener) => child.on('message', listener) };
-};
+/**
+ * The Node apps run bundled into plain JavaScript (as a deployed app runs), not under tsx, whose
+ * module-hooks thread would add its own isolate to every app's memory.
+ */
+const nodeLauncher =
+  (script: string): Launcher =>
+  (args, cpuProfileDir) => {
+    // BENCH_NODE_ARGS: extra Node flags for the Node apps (e.g. --trace-gc, a heap cap), for finding
+    // where memory goes; the results then describe the flagged runs, not the defaults.
+    const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const execArgv = [...extra];
+    if (cpuProfileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`);
+    const child = fork(script, [JSON.stringify(args)], { cwd: repoRoot, execArgv, stdio: 'inherit' });
+    return { child, send: (m) => child.send(m), onMessage: (listener) => child.on('message', listener) };
+  };
 
 /** Turns the child's messages into awaitable steps; a failure or exit rejects whatever waits. */
 class ChildChannel {
@@ -126,7 +136,8 @@ export async function runApp(opts: {
 }): Promise<AppResult> {
   const { args } = opts;
   const result: AppResult = { kind: args.kind };
-  const launched = (opts.launch ?? launchNode)(args, opts.cpuProfileDir);
+  const launch = opts.launch ?? nodeLauncher(await bundleEntry(CHILD));
+  const launched = launch(args, opts.cpuProfileDir);
   const { child } = launched;
   const channel = new ChildChannel(launched);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -9,7 +9,8 @@
 // kafkajs imports this one first. When kafkajs was loaded earlier (the application imported it
 // before @kstreams/core) or bundled into one file, nothing changes: only the speed-up is lost.
 import { createRequire } from 'node:module';
-// Also before kafkajs loads: the produce request's record encoding.
+// Also before kafkajs loads: the produce request's record encoding and the fetched batches' decoding.
+import './fetch-decoding.ts';
 import './produce-encoding.ts';
 
 interface GroupArgs {
