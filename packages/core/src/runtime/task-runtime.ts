@@ -58,6 +58,8 @@ export class TaskRuntime {
   /** Debug level only: the source nodes' process sensors. */
   readonly sourceNodes: SourceNodeMetrics | undefined;
   private readonly committed = new Map<string, number>();
+  /** Under exactly_once: the output send in flight while the task goes on processing. */
+  private sending?: Promise<unknown>;
   private readonly log: Logger;
 
   constructor(
@@ -221,13 +223,38 @@ export class TaskRuntime {
     return true;
   }
 
-  /** Sends the buffered output; under exactly_once it joins the task's open transaction. */
+  /**
+   * Sends the buffered output; under exactly_once it joins the task's open transaction, and the
+   * task goes on processing while the send is acknowledged (see `settleSend`).
+   */
   async flush(): Promise<void> {
-    if (this.collector.size > 0) await this.producer.send(this.collector.drain());
+    if (this.collector.size === 0) return;
+    const records = this.collector.drain();
+    // The at_least_once producer is shared by the thread's tasks: a failed send must fail the
+    // task that made it, so it is awaited here.
+    if (!(this.producer instanceof TransactionalTaskProducer)) {
+      await this.producer.send(records);
+      return;
+    }
+    // One send in flight per producer: kafkajs numbers an idempotent producer's batches when it
+    // builds the request, so two sends of one producer at once could reuse sequence numbers.
+    await this.settleSend();
+    const sending = this.producer.send(records);
+    // A failure surfaces at the next flush or commit, which roll the transaction back.
+    sending.catch(() => {});
+    this.sending = sending;
+  }
+
+  /** Waits for the send in flight; throws its failure. */
+  private async settleSend(): Promise<void> {
+    const sending = this.sending;
+    this.sending = undefined;
+    if (sending) await sending;
   }
 
   /** Sends the remaining output and the store changes; returns the changelog end offsets. */
   async sendForCommit(): Promise<TopicPartitionOffset[]> {
+    await this.settleSend();
     await this.task.prepareCommit();
     const now = Date.now();
     const changelog: OutputRecord[] = this.task.changelogRecords().map((c) => ({
@@ -264,6 +291,8 @@ export class TaskRuntime {
   /** Drops everything since the last commit. False when the producer could not abort (it is dead). */
   async rollback(): Promise<boolean> {
     this.collector.clear();
+    // The transaction is aborted after its last send has settled, whatever its outcome.
+    await this.settleSend().catch(() => {});
     let ok = true;
     try {
       await this.producer.abortTransaction();
@@ -279,6 +308,7 @@ export class TaskRuntime {
     if (this.state === 'closed') return;
     this.state = 'closed';
     if (dirty) await this.rollback().catch(() => {});
+    else await this.settleSend().catch((e) => this.log.warn({ err: e }, 'the last send failed'));
     await this.task.close().catch((e) => this.log.warn({ err: e }, 'closing the task failed'));
     if (this.producer instanceof TransactionalTaskProducer) await this.producer.close();
   }
