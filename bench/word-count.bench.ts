@@ -201,6 +201,7 @@ try {
       timeoutMs,
       cpuProfileDir: profiled.has(kind) ? join(stateRoot, `${kind}-profile`) : undefined,
       launch: variant.runtime === 'java' ? javaLaunch : undefined,
+      instances: variant.instances,
     });
     if (result.error === undefined && result.skipped === undefined) {
       result.verification = await verifyOutput({
@@ -230,7 +231,10 @@ try {
   // Latency at half of each app's measured rate, after all throughput runs: a fresh instance each.
   const latencies = new Map<AppKind, Latency | { error: string }>();
   for (const r of latencySeconds > 0 ? results : []) {
-    if (isHandWritten(r.kind) || r.kind === 'kstreams-alo-nometrics' || !r.verification?.ok) continue;
+    // One process per app here: the latency of a single instance at half its rate.
+    const { instances } = variantOf(r.kind);
+    if (isHandWritten(r.kind) || r.kind === 'kstreams-alo-nometrics' || instances > 1 || !r.verification?.ok)
+      continue;
     const appId = `${runId}-lat-${r.kind}`;
     const latency = await measureLatency({
       admin,

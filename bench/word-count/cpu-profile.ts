@@ -1,10 +1,13 @@
 // Summarises a V8 .cpuprofile (from `node --cpu-prof`) into self time per function and per
 // component, so that a run with BENCH_PROFILE says where an app's CPU goes.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
   children?: number[];
 }
@@ -34,6 +37,31 @@ function componentOf(url: string, functionName: string): string {
   return url;
 }
 
+const INLINE_MAP = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/;
+
+/**
+ * The apps run bundled (scripts/test/bundle.ts, with an inline source map): a frame of the bundle
+ * is given the file and line of the source it was built from.
+ */
+function sourceMapper(): (frame: ProfileNode['callFrame']) => ProfileNode['callFrame'] {
+  const maps = new Map<string, SourceMap | undefined>();
+  return (frame) => {
+    if (!frame.url.endsWith('.mjs') || !frame.url.includes('kstreams-bundles')) return frame;
+    let map = maps.get(frame.url);
+    if (!maps.has(frame.url)) {
+      const inline = INLINE_MAP.exec(readFileSync(fileURLToPath(frame.url), 'utf8'));
+      map = inline ? new SourceMap(JSON.parse(Buffer.from(inline[1]!, 'base64').toString())) : undefined;
+      maps.set(frame.url, map);
+    }
+    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber) as
+      | { originalSource?: string; originalLine?: number }
+      | undefined;
+    if (!entry?.originalSource) return frame;
+    const url = new URL(entry.originalSource, frame.url).href;
+    return { ...frame, url, lineNumber: entry.originalLine ?? frame.lineNumber };
+  };
+}
+
 export async function summariseCpuProfile(file: string, top = 25): Promise<ProfileSummary> {
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
   // Self time from the samples and their time deltas (hitCount alone ignores uneven intervals).
@@ -46,10 +74,11 @@ export async function summariseCpuProfile(file: string, top = 25): Promise<Profi
   }
   const byFunction = new Map<string, { name: string; where: string; selfMs: number }>();
   const byComponent = new Map<string, number>();
+  const original = sourceMapper();
   for (const node of profile.nodes) {
     const us = selfUs.get(node.id) ?? 0;
     if (us === 0) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url, lineNumber } = original(node.callFrame);
     const name = functionName || '(anonymous)';
     const short = url
       .replace(/^.*\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?/, '')

@@ -23,6 +23,8 @@ export const APP_KINDS = [
   'java-alo-cache',
   'kstreams-eos',
   'java-eos-cache',
+  // Two processes of the app on the machine (issue 18, item 4: more than one core).
+  'kstreams-eos-x2',
 ] as const;
 export type AppKind = (typeof APP_KINDS)[number];
 

@@ -133,26 +133,41 @@ export async function runApp(opts: {
   cpuProfileDir?: string;
   /** Default: the Node child (child.ts). */
   launch?: Launcher;
+  /**
+   * Processes of the app, all with its application id (one group, the partitions split between
+   * them): their CPU and peak RSS are summed; processing is timed from the first one running.
+   */
+  instances?: number;
 }): Promise<AppResult> {
   const { args } = opts;
   const result: AppResult = { kind: args.kind };
   const launch = opts.launch ?? nodeLauncher(await bundleEntry(CHILD));
-  const launched = launch(args, opts.cpuProfileDir);
-  const { child } = launched;
-  const channel = new ChildChannel(launched);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const count = opts.instances ?? 1;
+  const launched = Array.from({ length: count }, (_, i) =>
+    launch(i === 0 ? args : { ...args, stateDir: `${args.stateDir}-${i}` }, opts.cpuProfileDir),
+  );
+  const channels = launched.map((l) => new ChildChannel(l));
+  const exited = Promise.all(
+    launched.map(({ child }) => new Promise<void>((resolve) => child.once('exit', () => resolve()))),
+  );
+  const processed = () => {
+    const counts = channels.map((c) => c.processed).filter((n) => n !== undefined);
+    return counts.length === 0 ? undefined : counts.reduce((a, b) => a + b, 0);
+  };
   try {
-    const ready = await channel.next('ready', 60_000);
+    const readies = await Promise.all(channels.map((c) => c.next('ready', 60_000)));
+    const ready = readies[0]!;
     result.topologySource = ready.topologySource;
     result.cache = ready.cache;
-    const check = opts.progress(ready, () => channel.processed);
-    channel.send({ type: 'start' });
-    const running = await channel.next('running', opts.timeoutMs);
-    result.startedAt = running.startedAt;
-    result.runningAt = running.runningAt;
+    const check = opts.progress(ready, processed);
+    for (const c of channels) c.send({ type: 'start' });
+    const running = await Promise.all(channels.map((c) => c.next('running', opts.timeoutMs)));
+    result.startedAt = Math.min(...running.map((r) => r.startedAt));
+    result.runningAt = Math.min(...running.map((r) => r.runningAt));
     let lastLog = Date.now();
     for (;;) {
-      if (channel.failure) throw new Error(channel.failure);
+      const failure = channels.find((c) => c.failure)?.failure;
+      if (failure) throw new Error(failure);
       const progress = await check();
       if (progress.done) {
         result.doneAt = progress.at;
@@ -169,26 +184,29 @@ export async function runApp(opts: {
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
-    channel.send({ type: 'stop' });
-    const stopped = await channel.next('stopped', 90_000);
-    result.maxRssKb = stopped.maxRssKb;
-    result.cpuUs = stopped.cpuUserUs + stopped.cpuSystemUs;
-    result.processed = stopped.processed;
-    result.dropped = stopped.dropped;
+    for (const c of channels) c.send({ type: 'stop' });
+    const stopped = await Promise.all(channels.map((c) => c.next('stopped', 90_000)));
+    const sum = (f: (m: (typeof stopped)[number]) => number | undefined) => {
+      const values = stopped.map(f).filter((n) => n !== undefined);
+      return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
+    };
+    result.maxRssKb = sum((m) => m.maxRssKb);
+    result.cpuUs = sum((m) => m.cpuUserUs + m.cpuSystemUs);
+    result.processed = sum((m) => m.processed);
+    result.dropped = sum((m) => m.dropped);
     await exited;
     if (opts.cpuProfileDir) {
-      // One profile per thread (tsx runs its loader in a worker): CPU.<date>.<time>.<pid>.<thread>.<seq>;
-      // thread 0 is the main thread, where the app runs.
+      // One profile per thread: CPU.<date>.<time>.<pid>.<thread>.<seq>; thread 0 is the main
+      // thread, where the app runs (the first instance's, when there are several).
       const file = readdirSync(opts.cpuProfileDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
       if (file) result.cpuProfile = join(opts.cpuProfileDir, file);
     }
   } catch (error) {
     const message = (error as Error).message;
     result.error = result.error === undefined ? message : `${result.error}; then ${message}`;
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    for (const { child } of launched)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
   }
   return result;
 }

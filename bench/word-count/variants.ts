@@ -8,6 +8,8 @@ export interface Variant {
   exactlyOnce: boolean;
   /** The record cache's size in bytes (0 = off); undefined = the app's default. */
   cacheMaxBytes?: number;
+  /** Processes of the app, one group: how kstreams uses more than one core. */
+  instances: number;
 }
 
 export function variantOf(kind: AppKind): Variant {
@@ -15,7 +17,8 @@ export function variantOf(kind: AppKind): Variant {
     kind === 'kafkajs' || kind === 'platformatic' ? kind : kind.startsWith('java-') ? 'java' : 'kstreams';
   const exactlyOnce = kind.includes('-eos');
   const cacheMaxBytes = kind.endsWith('-nocache') ? 0 : undefined;
-  return { runtime, exactlyOnce, cacheMaxBytes };
+  const instances = kind.endsWith('-x2') ? 2 : 1;
+  return { runtime, exactlyOnce, cacheMaxBytes, instances };
 }
 
 /** The hand-written apps: they use an intermediate topic the bench creates, and two groups. */
@@ -80,4 +83,12 @@ export const COMPARISONS: Comparison[] = [
     den: 'java-alo-nocache',
   },
   { label: 'Java exactly_once / at_least_once, defaults', num: 'java-eos-cache', den: 'java-alo-cache' },
+  // Item 4: what a second process of the app on the machine gives (Java's one stream thread
+  // already keeps about 1.7 cores busy with its producer's and the JVM's threads).
+  { label: 'kstreams exactly_once, two processes / one', num: 'kstreams-eos-x2', den: 'kstreams-eos' },
+  {
+    label: 'exactly_once, kstreams two processes / Java one thread',
+    num: 'kstreams-eos-x2',
+    den: 'java-eos-cache',
+  },
 ];
