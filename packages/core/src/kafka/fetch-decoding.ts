@@ -10,9 +10,12 @@
 // strings, key and value as slices of the response, a fresh headers object, the batch context).
 // Numbers that do not fit a double exactly (offsets or timestamps past 2^53) are computed with
 // BigInt. A unit test compares both decoders' output for the same batches.
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
+import {
+  installModule,
+  loadedExports,
+  requireFromCore as require,
+  resolveKafkajsModule,
+} from './kafkajs-modules.ts';
 
 const TIMESTAMP_TYPE_FLAG_MASK = 0x8;
 const TRANSACTIONAL_FLAG_MASK = 0x10;
@@ -251,23 +254,15 @@ export function recordBatchDecoder(kafkajs: Kafkajs) {
   };
 }
 
-function resolve(path: string): string | undefined {
-  try {
-    return require.resolve(path);
-  } catch {
-    return undefined;
-  }
-}
-
 let installed = false;
 
 function install(): void {
-  const decoderPath = resolve('kafkajs/src/protocol/recordBatch/v0/decoder.js');
+  const decoderPath = resolveKafkajsModule('kafkajs/src/protocol/recordBatch/v0/decoder.js');
   if (decoderPath === undefined) return;
   // Loaded already (kafkajs came before @kstreams/core, or a bundle): keep kafkajs' own.
-  const loaded = require.cache[decoderPath];
+  const loaded = loadedExports(decoderPath);
   if (loaded !== undefined) {
-    installed = (loaded.exports as { kstreams?: boolean }).kstreams === true;
+    installed = (loaded as { kstreams?: boolean }).kstreams === true;
     return;
   }
   const { KafkaJSPartialMessageError } = require('kafkajs/src/errors.js');
@@ -276,15 +271,7 @@ function install(): void {
     recordBatchDecoder({ PartialMessageError: KafkaJSPartialMessageError, lookupCodecByAttributes }),
     { kstreams: true },
   );
-  require.cache[decoderPath] = {
-    id: decoderPath,
-    path: decoderPath,
-    filename: decoderPath,
-    loaded: true,
-    exports: decode,
-    children: [],
-    paths: [],
-  } as unknown as NodeJS.Module;
+  installModule(decoderPath, decode);
   installed = true;
 }
 

@@ -9,9 +9,12 @@
 // record. Records it does not specialise (string keys or values, headers, timestamp deltas of
 // 2^30 ms or more) go through kafkajs' own record encoder, unchanged. A unit test compares both
 // encoders' bytes for the same messages.
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
+import {
+  installModule,
+  loadedExports,
+  requireFromCore as require,
+  resolveKafkajsModule,
+} from './kafkajs-modules.ts';
 
 interface KafkajsEncoder {
   buf: Buffer;
@@ -215,36 +218,16 @@ export function produceRequestV3(record: RecordEncoder) {
   });
 }
 
-function resolve(path: string): string | undefined {
-  try {
-    return require.resolve(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function installModule(path: string, exports: unknown): void {
-  require.cache[path] = {
-    id: path,
-    path,
-    filename: path,
-    loaded: true,
-    exports,
-    children: [],
-    paths: [],
-  } as unknown as NodeJS.Module;
-}
-
 let installed = false;
 
 function install(): void {
-  const recordPath = resolve('kafkajs/src/protocol/recordBatch/record/v0/index.js');
-  const requestPath = resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
+  const recordPath = resolveKafkajsModule('kafkajs/src/protocol/recordBatch/record/v0/index.js');
+  const requestPath = resolveKafkajsModule('kafkajs/src/protocol/requests/produce/v3/request.js');
   if (recordPath === undefined || requestPath === undefined) return;
   // Loaded already (kafkajs came before @kstreams/core, or a bundle): keep kafkajs' own.
-  const loaded = require.cache[requestPath];
+  const loaded = loadedExports(requestPath);
   if (loaded !== undefined) {
-    installed = (loaded.exports as { kstreams?: boolean }).kstreams === true;
+    installed = (loaded as { kstreams?: boolean }).kstreams === true;
     return;
   }
   const original = require(recordPath) as RecordEncoder;

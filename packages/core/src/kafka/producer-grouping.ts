@@ -8,10 +8,10 @@
 // must be in Node's module cache before kafkajs is loaded: every module of kafka/ that loads
 // kafkajs imports this one first. When kafkajs was loaded earlier (the application imported it
 // before @kstreams/core) or bundled into one file, nothing changes: only the speed-up is lost.
-import { createRequire } from 'node:module';
 // Also before kafkajs loads: the produce request's record encoding and the fetched batches' decoding.
 import './fetch-decoding.ts';
 import './produce-encoding.ts';
+import { installModule, loadedExports, resolveKafkajsModule } from './kafkajs-modules.ts';
 
 interface GroupArgs {
   topic: string;
@@ -41,28 +41,14 @@ export function groupMessagesPerPartition({
 let installed = false;
 
 function install(): void {
-  const require = createRequire(import.meta.url);
-  let path: string;
-  try {
-    path = require.resolve('kafkajs/src/producer/groupMessagesPerPartition.js');
-  } catch {
+  const path = resolveKafkajsModule('kafkajs/src/producer/groupMessagesPerPartition.js');
+  if (path === undefined) return;
+  const loaded = loadedExports(path);
+  if (loaded !== undefined) {
+    installed = loaded === groupMessagesPerPartition;
     return;
   }
-  const cache = require.cache;
-  if (cache[path] !== undefined) {
-    installed = cache[path]?.exports === groupMessagesPerPartition;
-    return;
-  }
-  // A loaded module record: require() returns its exports without reading the file.
-  cache[path] = {
-    id: path,
-    path,
-    filename: path,
-    loaded: true,
-    exports: groupMessagesPerPartition,
-    children: [],
-    paths: [],
-  } as unknown as NodeJS.Module;
+  installModule(path, groupMessagesPerPartition);
   installed = true;
 }
 
