@@ -52,8 +52,7 @@ const nodeLauncher =
   (args, cpuProfileDir) => {
     // BENCH_NODE_ARGS: extra Node flags for the Node apps (e.g. --trace-gc, a heap cap), for finding
     // where memory goes; the results then describe the flagged runs, not the defaults.
-    const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const execArgv = [...extra];
+    const execArgv = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
     if (cpuProfileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`);
     const child = fork(script, [JSON.stringify(args)], { cwd: repoRoot, execArgv, stdio: 'inherit' });
     return { child, send: (m) => child.send(m), onMessage: (listener) => child.on('message', listener) };
@@ -119,6 +118,12 @@ class ChildChannel {
   }
 }
 
+/** The sum of the numbers that are there; undefined when none is (an app that does not report it). */
+function sumDefined(values: Array<number | undefined>): number | undefined {
+  const present = values.filter((n) => n !== undefined);
+  return present.length === 0 ? undefined : present.reduce((a, b) => a + b, 0);
+}
+
 export async function runApp(opts: {
   args: ChildArgs;
   /**
@@ -150,10 +155,7 @@ export async function runApp(opts: {
   const exited = Promise.all(
     launched.map(({ child }) => new Promise<void>((resolve) => child.once('exit', () => resolve()))),
   );
-  const processed = () => {
-    const counts = channels.map((c) => c.processed).filter((n) => n !== undefined);
-    return counts.length === 0 ? undefined : counts.reduce((a, b) => a + b, 0);
-  };
+  const processed = () => sumDefined(channels.map((c) => c.processed));
   try {
     const readies = await Promise.all(channels.map((c) => c.next('ready', 60_000)));
     const ready = readies[0]!;
@@ -186,18 +188,14 @@ export async function runApp(opts: {
     }
     for (const c of channels) c.send({ type: 'stop' });
     const stopped = await Promise.all(channels.map((c) => c.next('stopped', 90_000)));
-    const sum = (f: (m: (typeof stopped)[number]) => number | undefined) => {
-      const values = stopped.map(f).filter((n) => n !== undefined);
-      return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0);
-    };
-    result.maxRssKb = sum((m) => m.maxRssKb);
-    result.cpuUs = sum((m) => m.cpuUserUs + m.cpuSystemUs);
-    result.processed = sum((m) => m.processed);
-    result.dropped = sum((m) => m.dropped);
+    result.maxRssKb = sumDefined(stopped.map((m) => m.maxRssKb));
+    result.cpuUs = sumDefined(stopped.map((m) => m.cpuUserUs + m.cpuSystemUs));
+    result.processed = sumDefined(stopped.map((m) => m.processed));
+    result.dropped = sumDefined(stopped.map((m) => m.dropped));
     await exited;
     if (opts.cpuProfileDir) {
       // One profile per thread: CPU.<date>.<time>.<pid>.<thread>.<seq>; thread 0 is the main
-      // thread, where the app runs (the first instance's, when there are several).
+      // thread, where the app runs (one instance's, when there are several).
       const file = readdirSync(opts.cpuProfileDir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
       if (file) result.cpuProfile = join(opts.cpuProfileDir, file);
     }

@@ -2,8 +2,8 @@
 // exactly_once: one transactional producer per task (transactionalId = <applicationId>-<taskId>),
 // because kafkajs' sendOffsets carries no group generation (no KIP-447), so fencing must come from
 // the transactional id: a new owner of the task fences the old one.
-// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
-
+// This module loads no kafkajs value (only its types); producer-grouping.ts, imported below for how
+// many records a send may carry, installs core's replacements before anything loads kafkajs.
 import type { CompressionTypes, Kafka, Message, Producer, RecordMetadata, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';

@@ -1,12 +1,14 @@
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { fetchDecodingInstalled, recordBatchDecoder } from '../../src/kafka/fetch-decoding.ts';
+import { originalModules, prng, requireKafkajs as require } from './kafkajs-originals.ts';
 
-const require = createRequire(import.meta.url);
 const decoderPath = require.resolve('kafkajs/src/protocol/recordBatch/v0/decoder.js');
 const Decoder = require('kafkajs/src/protocol/decoder.js');
 const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js');
-const Record = require('kafkajs/src/protocol/recordBatch/record/v0/index.js');
+// kafkajs' own record encoder (core replaces it too), so that the batches are kafkajs' bytes.
+const [Record] = originalModules([
+  require.resolve('kafkajs/src/protocol/recordBatch/record/v0/index.js'),
+]) as [(args: object) => unknown];
 const {
   Types: Compression,
   lookupCodecByAttributes,
@@ -17,22 +19,7 @@ type BatchDecoder = (decoder: unknown) => Promise<{ records: unknown[] } & Recor
 
 /** kafkajs' own batch decoder, loaded past the replacement that @kstreams/core installs. */
 function original(): BatchDecoder {
-  const saved = require.cache[decoderPath];
-  delete require.cache[decoderPath];
-  try {
-    return require(decoderPath);
-  } finally {
-    if (saved === undefined) delete require.cache[decoderPath];
-    else require.cache[decoderPath] = saved;
-  }
-}
-
-function prng(seed: number) {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    return x / 0x7fffffff;
-  };
+  return originalModules([decoderPath])[0] as BatchDecoder;
 }
 
 interface BatchSpec {

@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fastRecordEncoder, produceRequestV3 } from '../../src/kafka/produce-encoding.ts';
+import { originalModules, prng, requireKafkajs as require } from './kafkajs-originals.ts';
 
-const require = createRequire(import.meta.url);
 const recordPath = require.resolve('kafkajs/src/protocol/recordBatch/record/v0/index.js');
 const requestPath = require.resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
 const Long = require('kafkajs/src/utils/long.js');
@@ -13,24 +12,8 @@ type Request = (args: object) => { encode(): Promise<{ buffer: Buffer }>; apiVer
 type RecordEncoder = Parameters<typeof fastRecordEncoder>[0];
 
 function originals(): { record: RecordEncoder; request: Request } {
-  const saved = [recordPath, requestPath].map((p) => [p, require.cache[p]] as const);
-  for (const p of [recordPath, requestPath]) delete require.cache[p];
-  try {
-    return { record: require(recordPath), request: require(requestPath) };
-  } finally {
-    for (const [p, m] of saved) {
-      if (m === undefined) delete require.cache[p];
-      else require.cache[p] = m;
-    }
-  }
-}
-
-function prng(seed: number) {
-  let x = seed;
-  return () => {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    return x / 0x7fffffff;
-  };
+  const [record, request] = originalModules([recordPath, requestPath]);
+  return { record: record as RecordEncoder, request: request as Request };
 }
 
 function messages(rand: () => number, n: number, base: number) {
