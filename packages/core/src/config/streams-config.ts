@@ -8,7 +8,13 @@ import { DEFAULT_CACHE_MAX_BYTES } from '../state/internals/thread-cache.ts';
 import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './exception-handler-config.ts';
 import { resolveSasl, resolveSsl } from './security-config.ts';
 
-export type ProcessingGuarantee = 'at_least_once' | 'exactly_once';
+/**
+ * `exactly_once_v2` is Kafka Streams 4.x's name for its exactly-once guarantee (the only one it
+ * has), accepted so that a ported config works; it gives the same guarantee as `exactly_once`
+ * and resolves to it. kstreams commits with one transactional producer per task: kafkajs cannot
+ * send the group metadata (KIP-447) that one producer per thread needs for fencing.
+ */
+export type ProcessingGuarantee = 'at_least_once' | 'exactly_once' | 'exactly_once_v2';
 
 /** Producer settings that exactly_once depends on; set them only to override the defaults. */
 export interface ProducerConfig {
@@ -105,7 +111,7 @@ export interface ResolvedConfig {
     requestTimeout?: number;
     socketFactory?: unknown;
   };
-  processingGuarantee: ProcessingGuarantee;
+  processingGuarantee: 'at_least_once' | 'exactly_once';
   exactlyOnce: boolean;
   commitIntervalMs: number;
   stateDir: string;
@@ -133,7 +139,7 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string | undefined> = {
   connectionTimeout: 'number',
   requestTimeout: 'number',
   socketFactory: 'function (kafkajs socketFactory)',
-  processingGuarantee: "'at_least_once' | 'exactly_once'",
+  processingGuarantee: "'at_least_once' | 'exactly_once' | 'exactly_once_v2'",
   commitIntervalMs: 'number',
   stateDir: 'string',
   defaultKeySerde: 'Serde',
@@ -212,7 +218,9 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   expect('socketFactory', typeof raw.socketFactory === 'function');
   expect(
     'processingGuarantee',
-    raw.processingGuarantee === 'at_least_once' || raw.processingGuarantee === 'exactly_once',
+    raw.processingGuarantee === 'at_least_once' ||
+      raw.processingGuarantee === 'exactly_once' ||
+      raw.processingGuarantee === 'exactly_once_v2',
   );
   expect('commitIntervalMs', isPositiveInt(raw.commitIntervalMs));
   expect('stateDir', typeof raw.stateDir === 'string');
@@ -268,7 +276,8 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   for (const k of Object.keys(consumerIn))
     if (!CONSUMER_KEYS.includes(k)) problems.push(`unknown key "consumer.${k}"`);
 
-  const guarantee = (raw.processingGuarantee as ProcessingGuarantee | undefined) ?? 'at_least_once';
+  const requested = (raw.processingGuarantee as ProcessingGuarantee | undefined) ?? 'at_least_once';
+  const guarantee = requested === 'exactly_once_v2' ? 'exactly_once' : requested;
   const exactlyOnce = guarantee === 'exactly_once';
   // Kafka Streams' defaults: a short interval under exactly_once keeps transactions small and
   // output latency low; at_least_once commits rarely because a commit costs a round trip.

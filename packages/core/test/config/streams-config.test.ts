@@ -32,6 +32,23 @@ describe('StreamsConfig', () => {
     expect(resolveStreamsConfig({ ...base, brokers: 'a:1, b:2' }).brokers).toEqual(['a:1', 'b:2']);
   });
 
+  it("takes Kafka Streams 4.x's exactly_once_v2 as exactly_once", () => {
+    const v2 = resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once_v2' });
+    expect(v2).toMatchObject({
+      processingGuarantee: 'exactly_once',
+      exactlyOnce: true,
+      commitIntervalMs: 100,
+    });
+    expect(v2.consumer.isolationLevel).toBe('read_committed');
+    expect(v2.producer).toEqual(
+      resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once' }).producer,
+    );
+    const err = configError({ ...base, processingGuarantee: 'exactly_once_beta' });
+    expect(err.message).toContain(
+      `"processingGuarantee" must be 'at_least_once' | 'exactly_once' | 'exactly_once_v2', got "exactly_once_beta"`,
+    );
+  });
+
   it('lists every unknown key and wrong type in one error', () => {
     const err = configError({ ...base, applicatonId: 'typo', commitIntervalMs: '100', stateDir: 5 });
     expect(err.message).toContain('unknown key "applicatonId"');
