@@ -23,7 +23,9 @@
 // 0 = none, see word-count/latency.ts), BENCH_KAFKAJS_SEND_CHUNK (messages per sendBatch call in the hand-written app, default 1000; 0 =
 // one call per consumer batch, see word-count/handwritten.ts), BENCH_PLATFORMATIC_SEND_CHUNK (the
 // same for the @platformatic/kafka app, default: as the kafkajs app, so that both do the same
-// sends), KAFKA_BROKERS.
+// sends), BENCH_ROUNDS (default 1: every app that many times, the apps interleaved round after
+// round; each app is then reported by its median round, and each comparison's throughput ratio
+// is printed per round, see word-count/rounds.ts), KAFKA_BROKERS.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -48,6 +50,7 @@ import { committedThroughEnd, outputComplete, processedThrough } from './word-co
 import { APP_KINDS, type AppKind, type ChildArgs } from './word-count/protocol.ts';
 import { formatReport, summarise } from './word-count/report.ts';
 import { writeResults } from './word-count/results.ts';
+import { formatRoundRatios, medianRounds, type RoundResult, roundsOf } from './word-count/rounds.ts';
 import { type AppResult, type Launcher, runApp } from './word-count/run-app.ts';
 import { isHandWritten, variantOf } from './word-count/variants.ts';
 import { verifyOutput } from './word-count/verify.ts';
@@ -106,6 +109,7 @@ const seed = envInt('BENCH_SEED', 42);
 const apps = envApps('BENCH_APPS', APP_KINDS);
 const profiled = new Set(envApps('BENCH_PROFILE', []));
 const timeoutMs = envInt('BENCH_TIMEOUT_S', 240) * 1000;
+const rounds = envInt('BENCH_ROUNDS', 1);
 const latencySeconds = process.env.BENCH_LATENCY_S === '0' ? 0 : envInt('BENCH_LATENCY_S', 20);
 const chunkFromEnv = (name: string, fallback: number) =>
   process.env[name] === '0' ? 0 : envInt(name, fallback);
@@ -155,6 +159,7 @@ const kafka = benchKafka(brokers, 'wc-bench');
 const groups: string[] = [];
 const stateRoot = await mkdtemp(join(tmpdir(), 'wc-bench-'));
 const results: AppResult[] = [];
+const allResults: RoundResult[] = [];
 let failed = false;
 try {
   const inputTopic = `${runId}-input`;
@@ -167,13 +172,13 @@ try {
       `Code: ${codeVersion()}. kafkajs app: ${describeChunk(sendChunk)}; platformatic app: ${describeChunk(platformaticChunk)}.`,
   );
 
-  for (const kind of apps) {
+  for (const [round, kind] of roundsOf(apps, rounds)) {
     const variant = variantOf(kind);
     if (variant.runtime === 'java' && javaLaunch === undefined) {
-      results.push({ kind, skipped: javaMissing });
+      if (round === 0) allResults.push({ result: { kind, skipped: javaMissing }, round });
       continue;
     }
-    const appId = `${runId}-${kind}`;
+    const appId = rounds > 1 ? `${runId}-${kind}-r${round + 1}` : `${runId}-${kind}`;
     const outputTopic = `${appId}-output`;
     const repartitionTopic = `${appId}-words`;
     await createTopics(
@@ -225,8 +230,10 @@ try {
       `${kind}: ${outcome}${v ? `; output ${v.ok ? 'verified' : `WRONG (${v.problems.join('; ')})`}` : ''}`,
     );
     if (result.skipped === undefined && (result.error || !v?.ok)) failed = true;
-    results.push(result);
+    allResults.push({ result, round });
   }
+  results.push(...medianRounds(allResults));
+  if (rounds > 1) console.log(`\n${formatRoundRatios(allResults, rounds)}`);
 
   // Latency at half of each app's measured rate, after all throughput runs: a fresh instance each.
   const latencies = new Map<AppKind, Latency | { error: string }>();

@@ -1,0 +1,76 @@
+// BENCH_ROUNDS: every app runs that many times, the apps interleaved round after round, so that a
+// spell of load from elsewhere on the shared machine falls on all of them alike. Each app is then
+// reported by its median round (all of that round's figures, so they stay consistent with each
+// other), and each comparison's throughput ratio is shown per round next to its median.
+import type { AppKind } from './protocol.ts';
+import type { AppResult } from './run-app.ts';
+import { COMPARISONS } from './variants.ts';
+
+export interface RoundResult {
+  result: AppResult;
+  /** From 0. */
+  round: number;
+}
+
+/** The order in which the apps run: all of them in round 0, then all in round 1, and so on. */
+export function roundsOf(apps: readonly AppKind[], rounds: number): Array<[number, AppKind]> {
+  const order: Array<[number, AppKind]> = [];
+  for (let round = 0; round < rounds; round++) for (const kind of apps) order.push([round, kind]);
+  return order;
+}
+
+function processMs(r: AppResult): number | undefined {
+  return r.doneAt !== undefined && r.runningAt !== undefined && r.error === undefined
+    ? r.doneAt - r.runningAt
+    : undefined;
+}
+
+/**
+ * One result per app, in the order the apps first ran: the round with the median processing time
+ * among the rounds that finished (the slower of the two middle ones for an even count); an app
+ * that never finished keeps its first round, so that its failure is what is reported.
+ */
+export function medianRounds(all: readonly RoundResult[]): AppResult[] {
+  const byKind = new Map<AppKind, AppResult[]>();
+  for (const { result } of all) {
+    const list = byKind.get(result.kind) ?? [];
+    list.push(result);
+    byKind.set(result.kind, list);
+  }
+  return [...byKind.values()].map((list) => {
+    const finished = list
+      .filter((r) => processMs(r) !== undefined && r.verification?.ok !== false)
+      .sort((a, b) => processMs(a)! - processMs(b)!);
+    return finished.length === 0 ? list[0]! : finished[Math.floor(finished.length / 2)]!;
+  });
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * Each comparison's words-per-second ratio in every round where both of its apps finished (the
+ * same input, so the inverse ratio of processing times), and the median of those.
+ */
+export function formatRoundRatios(all: readonly RoundResult[], rounds: number): string {
+  const lines = [`Throughput ratios per round (${rounds} rounds, apps interleaved):`];
+  for (const c of COMPARISONS) {
+    const perRound: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const num = all.find((r) => r.round === round && r.result.kind === c.num)?.result;
+      const den = all.find((r) => r.round === round && r.result.kind === c.den)?.result;
+      const numMs = num && processMs(num);
+      const denMs = den && processMs(den);
+      if (numMs !== undefined && denMs !== undefined) perRound.push(denMs / numMs);
+    }
+    if (perRound.length === 0) continue;
+    const target = c.target === undefined ? '' : ` (target >= ${c.target})`;
+    lines.push(
+      `  ${c.label}: ${perRound.map((x) => x.toFixed(2)).join(', ')}; median ${median(perRound).toFixed(2)}${target}`,
+    );
+  }
+  return lines.join('\n');
+}
