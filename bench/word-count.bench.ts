@@ -50,7 +50,13 @@ import { committedThroughEnd, outputComplete, processedThrough } from './word-co
 import { APP_KINDS, type AppKind, type ChildArgs } from './word-count/protocol.ts';
 import { formatReport, summarise } from './word-count/report.ts';
 import { writeResults } from './word-count/results.ts';
-import { formatRoundRatios, medianRounds, type RoundResult, roundsOf } from './word-count/rounds.ts';
+import {
+  formatRoundRatios,
+  medianRounds,
+  type RoundResult,
+  roundRatios,
+  roundsOf,
+} from './word-count/rounds.ts';
 import { type AppResult, type Launcher, runApp } from './word-count/run-app.ts';
 import { isHandWritten, variantOf } from './word-count/variants.ts';
 import { verifyOutput } from './word-count/verify.ts';
@@ -233,7 +239,8 @@ try {
     allResults.push({ result, round });
   }
   results.push(...medianRounds(allResults));
-  if (rounds > 1) console.log(`\n${formatRoundRatios(allResults, rounds)}`);
+  const perRound = rounds > 1 ? roundRatios(allResults, rounds) : [];
+  if (rounds > 1) console.log(`\n${formatRoundRatios(perRound, rounds)}`);
 
   // Latency at half of each app's measured rate, after all throughput runs: a fresh instance each.
   const latencies = new Map<AppKind, Latency | { error: string }>();
@@ -277,6 +284,8 @@ try {
     memoryGb: Math.round(totalmem() / 2 ** 30),
     loadAverage,
     latencySeconds,
+    rounds,
+    roundRatios: perRound,
   });
   console.log(`Wrote ${written.join(' and ')}.`);
   for (const r of results) {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chartSvg } from './chart.ts';
 import { COLUMNS, cells, fmt, type Summary } from './report.ts';
+import type { RoundRatio } from './rounds.ts';
 
 export const RESULTS_DIR = fileURLToPath(new URL('../results/', import.meta.url));
 
@@ -22,6 +23,28 @@ export interface RunInfo {
   memoryGb: number;
   loadAverage: number[];
   latencySeconds: number;
+  /** BENCH_ROUNDS: above 1, each row is its app's median round, and the ratios per round follow. */
+  rounds: number;
+  roundRatios: RoundRatio[];
+}
+
+/** With rounds: what the rows are, and each comparison's ratio in every round. */
+function roundsSection(run: RunInfo): string[] {
+  if (run.rounds <= 1) return [];
+  const rows = run.roundRatios.map((r) => [
+    r.label,
+    r.perRound.map((x) => x.toFixed(2)).join(', '),
+    r.median.toFixed(2),
+    r.target === undefined ? '' : `≥ ${r.target}`,
+  ]);
+  return [
+    `Every app ran ${run.rounds} times, the apps interleaved round after round (\`BENCH_ROUNDS\`): each row of the`,
+    "first table is its app's median round, and the ratios above come from those rows. Each comparison's words/s",
+    'ratio in every round:',
+    '',
+    ...mdTable(['comparison', 'words/s per round', 'median', 'target'], rows),
+    '',
+  ];
 }
 
 /** A markdown table with its columns padded, as biome formats them. */
@@ -68,6 +91,7 @@ function markdown(summary: Summary, run: RunInfo): string {
     '',
     ...mdTable(['comparison', 'apps', 'words/s', 'words/CPU-s', 'peak RSS', 'target (words/s)'], ratios),
     '',
+    ...roundsSection(run),
     '## How it is measured',
     '',
     '- One app at a time, each in its own process (Node for kafkajs and kstreams, a JVM with its',

@@ -51,12 +51,17 @@ const median = (values: number[]): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/**
- * Each comparison's words-per-second ratio in every round where both of its apps finished (the
- * same input, so the inverse ratio of processing times), and the median of those.
- */
-export function formatRoundRatios(all: readonly RoundResult[], rounds: number): string {
-  const lines = [`Throughput ratios per round (${rounds} rounds, apps interleaved):`];
+export interface RoundRatio {
+  label: string;
+  /** Words per second of the comparison's left app / its right one, per round where both finished. */
+  perRound: number[];
+  median: number;
+  target?: number;
+}
+
+/** Each comparison's words-per-second ratio in every round (the same input, so the inverse ratio of processing times). */
+export function roundRatios(all: readonly RoundResult[], rounds: number): RoundRatio[] {
+  const ratios: RoundRatio[] = [];
   for (const c of COMPARISONS) {
     const perRound: number[] = [];
     for (let round = 0; round < rounds; round++) {
@@ -66,11 +71,24 @@ export function formatRoundRatios(all: readonly RoundResult[], rounds: number): 
       const denMs = den && processMs(den);
       if (numMs !== undefined && denMs !== undefined) perRound.push(denMs / numMs);
     }
-    if (perRound.length === 0) continue;
-    const target = c.target === undefined ? '' : ` (target >= ${c.target})`;
-    lines.push(
-      `  ${c.label}: ${perRound.map((x) => x.toFixed(2)).join(', ')}; median ${median(perRound).toFixed(2)}${target}`,
-    );
+    if (perRound.length > 0)
+      ratios.push({
+        label: c.label,
+        perRound,
+        median: median(perRound),
+        ...(c.target === undefined ? {} : { target: c.target }),
+      });
   }
-  return lines.join('\n');
+  return ratios;
+}
+
+export function formatRoundRatios(ratios: readonly RoundRatio[], rounds: number): string {
+  return [
+    `Throughput ratios per round (${rounds} rounds, apps interleaved):`,
+    ...ratios.map(
+      (r) =>
+        `  ${r.label}: ${r.perRound.map((x) => x.toFixed(2)).join(', ')}; median ${r.median.toFixed(2)}` +
+        (r.target === undefined ? '' : ` (target >= ${r.target})`),
+    ),
+  ].join('\n');
 }
