@@ -239,8 +239,8 @@ try {
     allResults.push({ result, round });
   }
   results.push(...medianRounds(allResults));
-  const perRound = rounds > 1 ? roundRatios(allResults, rounds) : [];
-  if (rounds > 1) console.log(`\n${formatRoundRatios(perRound, rounds)}`);
+  const perRound = rounds > 1 ? roundRatios(allResults, rounds, lineCount, expected.totalWords) : [];
+  if (perRound.length > 0) console.log(`\n${formatRoundRatios(perRound, rounds)}`);
 
   // Latency at half of each app's measured rate, after all throughput runs: a fresh instance each.
   const latencies = new Map<AppKind, Latency | { error: string }>();

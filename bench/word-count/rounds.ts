@@ -3,6 +3,7 @@
 // reported by its median round (all of that round's figures, so they stay consistent with each
 // other), and each comparison's throughput ratio is shown per round next to its median.
 import type { AppKind } from './protocol.ts';
+import { summarise } from './report.ts';
 import type { AppResult } from './run-app.ts';
 import { COMPARISONS } from './variants.ts';
 
@@ -59,27 +60,38 @@ export interface RoundRatio {
   target?: number;
 }
 
-/** Each comparison's words-per-second ratio in every round (the same input, so the inverse ratio of processing times). */
-export function roundRatios(all: readonly RoundResult[], rounds: number): RoundRatio[] {
-  const ratios: RoundRatio[] = [];
-  for (const c of COMPARISONS) {
-    const perRound: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      const num = all.find((r) => r.round === round && r.result.kind === c.num)?.result;
-      const den = all.find((r) => r.round === round && r.result.kind === c.den)?.result;
-      const numMs = num && processMs(num);
-      const denMs = den && processMs(den);
-      if (numMs !== undefined && denMs !== undefined) perRound.push(denMs / numMs);
+/**
+ * Each comparison's words-per-second ratio in every round, as the report computes it from that
+ * round's results alone (so a round where a side failed or wrote wrong output gives no ratio).
+ */
+export function roundRatios(
+  all: readonly RoundResult[],
+  rounds: number,
+  lineCount: number,
+  totalWords: number,
+): RoundRatio[] {
+  const perRound = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    const results = all.filter((r) => r.round === round).map((r) => r.result);
+    for (const ratio of summarise(results, lineCount, totalWords, new Map()).ratios) {
+      if (ratio.figures === undefined) continue;
+      const list = perRound.get(ratio.label) ?? [];
+      list.push(ratio.figures.throughput);
+      perRound.set(ratio.label, list);
     }
-    if (perRound.length > 0)
-      ratios.push({
-        label: c.label,
-        perRound,
-        median: median(perRound),
-        ...(c.target === undefined ? {} : { target: c.target }),
-      });
   }
-  return ratios;
+  return COMPARISONS.flatMap((c) => {
+    const values = perRound.get(c.label);
+    if (values === undefined) return [];
+    return [
+      {
+        label: c.label,
+        perRound: values,
+        median: median(values),
+        ...(c.target === undefined ? {} : { target: c.target }),
+      },
+    ];
+  });
 }
 
 export function formatRoundRatios(ratios: readonly RoundRatio[], rounds: number): string {
