@@ -9,10 +9,11 @@ import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './excep
 import { resolveSasl, resolveSsl } from './security-config.ts';
 
 /**
- * `exactly_once_v2` is Kafka Streams 4.x's name for its exactly-once guarantee (the only one it
- * has), accepted so that a ported config works; it gives the same guarantee as `exactly_once`
- * and resolves to it. kstreams commits with one transactional producer per task: kafkajs cannot
- * send the group metadata (KIP-447) that one producer per thread needs for fencing.
+ * `exactly_once_v2` is Kafka Streams' exactly-once with one transactional producer per stream
+ * thread (KIP-447): a thread commits all its tasks in one transaction, and a zombie is fenced by the
+ * consumer group generation its offsets carry. `exactly_once` commits with one transactional
+ * producer per task, fenced by the task's transactional id (Kafka Streams' first exactly-once).
+ * Both give the same guarantee.
  */
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once' | 'exactly_once_v2';
 
@@ -113,6 +114,8 @@ export interface ResolvedConfig {
   };
   processingGuarantee: 'at_least_once' | 'exactly_once';
   exactlyOnce: boolean;
+  /** exactly_once_v2: one transaction per stream thread rather than per task. */
+  exactlyOnceV2: boolean;
   commitIntervalMs: number;
   stateDir: string;
   defaultKeySerde?: Serde<unknown>;
@@ -398,6 +401,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     kafkaClient,
     processingGuarantee: guarantee,
     exactlyOnce,
+    exactlyOnceV2: requested === 'exactly_once_v2',
     commitIntervalMs,
     stateDir: (raw.stateDir as string | undefined) ?? join(tmpdir(), 'kstreams'),
     defaultKeySerde: raw.defaultKeySerde as Serde<unknown> | undefined,

@@ -4,6 +4,10 @@
 import './producer-grouping.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
 import { decodeUserData } from './assignor.ts';
+import { fetchStableOffsets } from './stable-offset-fetch.ts';
+
+/** How long a task's start waits for a transaction that is committing its offsets (then retries). */
+const UNSTABLE_OFFSETS_WAIT_MS = 30_000;
 
 export interface TopicPartitionOffset {
   topic: string;
@@ -94,6 +98,28 @@ export class StreamsAdmin {
     return res.flatMap((t) =>
       t.partitions.map((p) => ({ topic: t.topic, partition: p.partition, offset: Number(p.offset) })),
     );
+  }
+
+  /**
+   * The committed offsets of just these partitions, once no open transaction is committing any of
+   * them (KIP-447's stable offsets): waits while one is (UNSTABLE_OFFSET_COMMIT), as Java's
+   * read_committed consumer does, up to UNSTABLE_OFFSETS_WAIT_MS. -1: never committed.
+   */
+  async stableCommittedOffsets(
+    groupId: string,
+    partitions: Array<{ topic: string; partition: number }>,
+  ): Promise<TopicPartitionOffset[]> {
+    const topics = [...new Set(partitions.map((p) => p.topic))];
+    const deadline = Date.now() + UNSTABLE_OFFSETS_WAIT_MS;
+    for (let backoffMs = 10; ; backoffMs = Math.min(backoffMs * 2, 500)) {
+      try {
+        return await fetchStableOffsets(partitions, () => this.committedOffsets(groupId, topics));
+      } catch (error) {
+        if ((error as { type?: string }).type !== 'UNSTABLE_OFFSET_COMMIT' || Date.now() > deadline)
+          throw error;
+        await new Promise((r) => setTimeout(r, backoffMs));
+      }
+    }
   }
 
   /** The end offset (next offset to be written) of each partition of the topics. */

@@ -6,6 +6,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { InputRecord } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { type AssignorOptions, kstreamsAssignor } from './assignor.ts';
+import { groupGeneration } from './group-generation.ts';
 
 export interface InputBatch {
   topic: string;
@@ -27,7 +28,8 @@ export interface InputBatch {
 
 export interface ConsumerHandlers {
   onBatch(batch: InputBatch): Promise<void>;
-  onAssignment(memberId: string, assignment: Record<string, number[]>): void;
+  /** `groupGeneration`: the generation of this assignment (undefined if kafkajs' JoinGroup went unseen). */
+  onAssignment(memberId: string, assignment: Record<string, number[]>, groupGeneration?: number): void;
   onRebalancing(): void;
   /** A fetched range held only transaction markers or aborted records (kafkajs skips it itself). */
   onControlRecords(topic: string, partition: number, first: number, last: number): void;
@@ -82,7 +84,9 @@ export class MainConsumer {
     const { GROUP_JOIN, REBALANCING, CRASH } = this.consumer.events;
     this.consumer.on(GROUP_JOIN, (e) => {
       this.restarting = false;
-      handlers.onAssignment(e.payload.memberId, e.payload.memberAssignment);
+      // Read now: the member's next join (a newer generation) may come before the handler runs.
+      const { memberId } = e.payload;
+      handlers.onAssignment(memberId, e.payload.memberAssignment, groupGeneration(memberId));
     });
     this.consumer.on(REBALANCING, () => handlers.onRebalancing());
     // kafkajs does not call eachBatch for such a range; its instrumentation event is the only news

@@ -27,6 +27,18 @@ export function isFencedError(err: unknown): boolean {
   return false;
 }
 
+const LEFT_GROUP = new Set(['ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
+
+/**
+ * True when the group coordinator refused transactional offsets because the consumer is no longer
+ * in the group's current generation (exactly_once_v2; Kafka Streams' TaskMigratedException): its
+ * tasks may be someone else's now.
+ */
+export function isGroupGenerationError(err: unknown): boolean {
+  for (const e of causeChain(err)) if (e.type && LEFT_GROUP.has(e.type)) return true;
+  return false;
+}
+
 /**
  * kafkajs marks these non-retriable, but they pass: its own retries ran out, or the group
  * coordinator was not found (it moves while a broker restarts).

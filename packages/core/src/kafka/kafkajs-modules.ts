@@ -32,3 +32,40 @@ export function installModule(path: string, exports: unknown): void {
     paths: [],
   } as unknown as NodeJS.Module;
 }
+
+/** A kafkajs request definition: `protocol({ version })(args)` gives `{ request, response }`. */
+export interface RequestDefinition {
+  versions: string[];
+  protocol(options: { version: number }): ((args: never) => unknown) | undefined;
+}
+
+/**
+ * Installs kafkajs' definition of a request (`protocol/requests/<name>/index.js`) with more
+ * versions. kafkajs asks for min(its highest version, the broker's highest), which can be one that
+ * neither defines when a broker is older than the added versions: that falls back to the highest
+ * defined below it. `wrap` may change what each version gives. False when kafkajs was loaded
+ * before (then its own definition stays).
+ */
+export function installRequestVersions(
+  name: string,
+  added: Record<number, (args: never) => unknown>,
+  wrap?: (make: (args: never) => unknown) => (args: never) => unknown,
+): boolean {
+  const path = resolveKafkajsModule(`kafkajs/src/protocol/requests/${name}/index.js`);
+  if (path === undefined || loadedExports(path) !== undefined) return false;
+  const original = requireFromCore(path) as RequestDefinition;
+  const defined = new Map<number, (args: never) => unknown>();
+  for (const v of original.versions) defined.set(Number(v), original.protocol({ version: Number(v) })!);
+  for (const [v, make] of Object.entries(added)) defined.set(Number(v), make);
+  const numbers = [...defined.keys()].sort((a, b) => a - b);
+  const definition: RequestDefinition = {
+    versions: numbers.map(String),
+    protocol: ({ version }) => {
+      const best = numbers.filter((v) => v <= version).pop();
+      const make = best === undefined ? undefined : defined.get(best);
+      return make && wrap ? wrap(make) : make;
+    },
+  };
+  installModule(path, definition);
+  return true;
+}

@@ -8,9 +8,13 @@
 // must be in Node's module cache before kafkajs is loaded: every module of kafka/ that loads
 // kafkajs imports this one first. When kafkajs was loaded earlier (the application imported it
 // before @kstreams/core) or bundled into one file, nothing changes: only the speed-up is lost.
-// Also before kafkajs loads: the produce request's record encoding and the fetched batches' decoding.
+// Also before kafkajs loads: the produce request's record encoding, the fetched batches' decoding,
+// and the KIP-447 request versions (JoinGroup's generation, OffsetFetch v7, TxnOffsetCommit v3).
 import './fetch-decoding.ts';
 import './produce-encoding.ts';
+import './group-generation.ts';
+import './stable-offset-fetch.ts';
+import './txn-offset-commit.ts';
 import { installModule, loadedExports, resolveKafkajsModule } from './kafkajs-modules.ts';
 
 interface GroupArgs {

@@ -13,6 +13,8 @@ import { JavaCompatiblePartitioner } from './java-partitioner.ts';
 import { linearGroupingInstalled } from './producer-grouping.ts';
 
 export interface TaskProducer {
+  /** exactly_once: sends join a transaction, so a task may go on processing while one is in flight. */
+  readonly transactional: boolean;
   /**
    * Sends the records (in one request per broker) and resolves when all are acknowledged.
    * Returns, for each topic-partition that records were sent to with an explicit partition,
@@ -26,7 +28,7 @@ export interface TaskProducer {
   close(): Promise<void>;
 }
 
-function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: Message[] }> {
+export function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: Message[] }> {
   const byTopic = new Map<string, Message[]>();
   for (const r of records) {
     let list = byTopic.get(r.topic);
@@ -54,6 +56,19 @@ function toMessages(records: OutputRecord[]): Array<{ topic: string; messages: M
 const MAX_RECORDS_PER_SEND = linearGroupingInstalled() ? 10_000 : 1_000;
 const MAX_BYTES_PER_SEND = 512 * 1024;
 
+/** Offsets in the shape of kafkajs' sendOffsets. */
+export function toOffsetTopics(
+  offsets: TopicPartitionOffset[],
+): Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }> {
+  const topics = new Map<string, Array<{ partition: number; offset: string }>>();
+  for (const o of offsets) {
+    const list = topics.get(o.topic) ?? [];
+    list.push({ partition: o.partition, offset: String(o.offset) });
+    topics.set(o.topic, list);
+  }
+  return [...topics].map(([topic, partitions]) => ({ topic, partitions }));
+}
+
 export function chunkRecords(records: OutputRecord[]): OutputRecord[][] {
   const chunks: OutputRecord[][] = [];
   let current: OutputRecord[] = [];
@@ -73,7 +88,7 @@ export function chunkRecords(records: OutputRecord[]): OutputRecord[][] {
 }
 
 /** Sends chunk after chunk and merges the changelog end offsets they report. */
-async function sendInChunks(
+export async function sendInChunks(
   records: OutputRecord[],
   sendOne: (chunk: OutputRecord[]) => Promise<RecordMetadata[]>,
 ): Promise<TopicPartitionOffset[]> {
@@ -104,6 +119,7 @@ function explicitEnds(records: OutputRecord[], meta: RecordMetadata[]): TopicPar
 }
 
 export class SharedProducer implements TaskProducer {
+  readonly transactional = false;
   private producer: Producer;
   private connecting?: Promise<void>;
 
@@ -175,6 +191,7 @@ export class SharedProducer implements TaskProducer {
 
 /** A task's transactional producer; the transaction begins with the first send after a commit. */
 export class TransactionalTaskProducer implements TaskProducer {
+  readonly transactional = true;
   private readonly producer: Producer;
   private transaction?: Transaction;
 
@@ -225,18 +242,8 @@ export class TransactionalTaskProducer implements TaskProducer {
   async commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
     if (offsets.length === 0 && !this.transaction) return;
     const t = await this.begin();
-    if (offsets.length > 0) {
-      const topics = new Map<string, Array<{ partition: number; offset: string }>>();
-      for (const o of offsets) {
-        const list = topics.get(o.topic) ?? [];
-        list.push({ partition: o.partition, offset: String(o.offset) });
-        topics.set(o.topic, list);
-      }
-      await t.sendOffsets({
-        consumerGroupId: groupId,
-        topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
-      });
-    }
+    if (offsets.length > 0)
+      await t.sendOffsets({ consumerGroupId: groupId, topics: toOffsetTopics(offsets) });
     await t.commit();
     this.transaction = undefined;
   }

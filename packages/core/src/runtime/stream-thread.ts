@@ -72,10 +72,10 @@ export class StreamThread {
     await this.manager.connect();
     await this.consumer.start(this.manager.sourceTopics(), {
       onBatch: (batch) => this.mutex.run(() => this.processBatch(batch), 'processBatch'),
-      onAssignment: (memberId, assignment) => {
+      onAssignment: (memberId, assignment, groupGeneration) => {
         void this.mutex
           .run(async () => {
-            await this.manager.onAssignment(memberId, assignment);
+            await this.manager.onAssignment(memberId, assignment, groupGeneration);
             this.rebalancing = false;
             // What a wait knew of the other partitions is as old as the rebalance: wait afresh.
             for (const t of this.manager.runningTasks()) t.partitionGroup.restartWaits();

@@ -9,7 +9,12 @@ import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
 import type { MainConsumer } from '../kafka/consumer.ts';
-import { isFencedError, isRefusedRecordsError, isRetriableError } from '../kafka/error-kinds.ts';
+import {
+  isFencedError,
+  isGroupGenerationError,
+  isRefusedRecordsError,
+  isRetriableError,
+} from '../kafka/error-kinds.ts';
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -19,6 +24,7 @@ import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { restoreTasks } from './restore.ts';
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
+import { ThreadTransaction } from './thread-transaction.ts';
 
 export interface StreamThreadDeps {
   config: ResolvedConfig;
@@ -69,6 +75,8 @@ export class TaskManager {
   /** Since when each task's sends or commits have been failing on the way, until it commits. */
   private readonly failingSince = new Map<string, number>();
   private readonly sharedProducer?: SharedProducer;
+  /** exactly_once_v2: the thread's one transaction for all its tasks. */
+  private readonly threadTransaction?: ThreadTransaction;
   private readonly topicToSubtopology = new Map<string, number>();
   assigned = new Set<string>();
   private memberId?: string;
@@ -85,7 +93,12 @@ export class TaskManager {
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
     }
-    if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
+    if (config.exactlyOnceV2)
+      this.threadTransaction = new ThreadTransaction(deps.kafka, config, {
+        ...deps,
+        seek: (tp) => deps.consumer.seek(tp),
+      });
+    else if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
   }
 
   /** The task that owns an input partition, whether or not it runs here. */
@@ -105,6 +118,7 @@ export class TaskManager {
 
   async connect(): Promise<void> {
     await this.sharedProducer?.connect();
+    await this.threadTransaction?.producer.initialize();
   }
 
   /** Closes every task (dirty: without committing) and the shared producer. */
@@ -112,6 +126,9 @@ export class TaskManager {
     for (const t of this.tasks.values()) await t.close({ dirty });
     this.tasks.clear();
     await this.sharedProducer?.close();
+    // A clean close committed just before; what is left open was never committed.
+    await this.threadTransaction?.producer.abort().catch(() => {});
+    await this.threadTransaction?.producer.close();
   }
 
   /**
@@ -126,9 +143,9 @@ export class TaskManager {
     record?: { topic: string; partition: number; offset: number },
   ) {
     const denied = toAuthorizationError(error, this.deps.config, {
-      transactionalId: this.deps.config.exactlyOnce
-        ? `${this.deps.config.applicationId}-${rt.id}`
-        : undefined,
+      transactionalId:
+        this.threadTransaction?.producer.transactionalId ??
+        (this.deps.config.exactlyOnce ? `${this.deps.config.applicationId}-${rt.id}` : undefined),
       topicOperation: where === 'producer' ? 'Write' : 'Read',
     });
     if (denied) {
@@ -152,20 +169,29 @@ export class TaskManager {
     // rebuilt with one, from what Kafka holds; under at_least_once the shared producer is replaced
     // (the other tasks' sent records are acknowledged, their unsent ones go out through the new
     // producer). Records the broker refuses (too large) are rolled back in place and counted.
+    // Under exactly_once_v2 every task's records since the last commit are in the one transaction,
+    // so all tasks roll back; the producer is replaced unless the group had only moved on.
     const producerBroken = where === 'producer' && !isRefusedRecordsError(error);
-    if (producerBroken && this.sharedProducer) {
-      this.log.warn(
-        { taskId: rt.id },
-        'replacing the shared producer, whose state is unknown after the failure',
+    if (this.threadTransaction) {
+      await this.threadTransaction.rollBack(
+        this.runningTasks(),
+        producerBroken && !isGroupGenerationError(error),
       );
-      await this.sharedProducer.reset();
+    } else {
+      if (producerBroken && this.sharedProducer) {
+        this.log.warn(
+          { taskId: rt.id },
+          'replacing the shared producer, whose state is unknown after the failure',
+        );
+        await this.sharedProducer.reset();
+      }
+      await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
     }
-    await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
     if (error instanceof DeserializationError) {
       this.deps.fatal(error);
       return;
     }
-    if (fenced) return;
+    if (fenced && !this.threadTransaction) return;
     if (producerBroken) {
       const since = this.failingSince.get(rt.id) ?? Date.now();
       this.failingSince.set(rt.id, since);
@@ -189,6 +215,9 @@ export class TaskManager {
 
   /** Closes the task without committing and creates it again from what Kafka holds, if still ours. */
   async recreate(rt: TaskRuntime, delayMs: number): Promise<void> {
+    // exactly_once_v2: the task's records since the last commit are in the thread's transaction.
+    if (this.threadTransaction && rt.state === 'running')
+      await this.threadTransaction.rollBack(this.runningTasks(), false);
     await rt.close({ dirty: true });
     this.tasks.delete(rt.id);
     this.deps.consumer.pause(rt.inputPartitions);
@@ -219,7 +248,9 @@ export class TaskManager {
     const due = this.runningTasks().filter((t) => t.task.commitNeeded || t.task.commitRequested);
     if (due.length === 0) return;
     const started = Date.now();
-    if (this.deps.config.exactlyOnce) {
+    if (this.threadTransaction) {
+      await this.commitThread(due);
+    } else if (this.deps.config.exactlyOnce) {
       await Promise.all(due.map((t) => this.commitTransactional(t)));
     } else {
       await this.commitAtLeastOnce(due);
@@ -241,6 +272,15 @@ export class TaskManager {
       this.deps.metrics.commits++;
     } catch (error) {
       await this.onTaskError(rt, error, 'producer');
+    }
+  }
+
+  private async commitThread(due: TaskRuntime[]): Promise<void> {
+    try {
+      await this.threadTransaction!.commit(due, this.deps.config.applicationId);
+      for (const rt of due) this.failingSince.delete(rt.id);
+    } catch (error) {
+      await this.onTaskError(due[0]!, error, 'producer');
     }
   }
 
@@ -277,9 +317,14 @@ export class TaskManager {
     }
   }
 
-  async onAssignment(memberId: string, assignment: Record<string, number[]>): Promise<void> {
+  async onAssignment(
+    memberId: string,
+    assignment: Record<string, number[]>,
+    groupGeneration?: number,
+  ): Promise<void> {
     if (this.deps.isClosing()) return;
     this.generation++;
+    this.threadTransaction?.joined(memberId, groupGeneration);
     const assigned = new Set<string>();
     for (const [topic, partitions] of Object.entries(assignment)) {
       for (const p of partitions) {
@@ -291,6 +336,12 @@ export class TaskManager {
     this.memberId = memberId;
     this.assigned = assigned;
     this.log.info({ memberId, tasks: [...assigned].sort(), lostAll }, 'assignment received');
+    const revoking = [...this.tasks.values()].some((t) => !assigned.has(t.id) && t.state === 'running');
+    // exactly_once_v2: the new owners of revoked tasks may have read their offsets already (kafkajs
+    // tells of a revocation only after the rebalance), so their work since the commit at the
+    // rebalance's start is dropped; it shares the transaction with the kept tasks' work.
+    if (this.threadTransaction && (lostAll || revoking))
+      await this.threadTransaction.rollBack(this.runningTasks(), false);
     if (lostAll) {
       // We were dropped from the group (e.g. paused past the session timeout): others may have
       // run our tasks since, so their local uncommitted state is stale.
@@ -300,7 +351,9 @@ export class TaskManager {
     const revoked = [...this.tasks.values()].filter((t) => !assigned.has(t.id));
     if (revoked.length > 0) {
       const committable = revoked.filter((t) => t.state === 'running');
-      if (this.deps.config.exactlyOnce)
+      if (this.threadTransaction) {
+        // rolled back above
+      } else if (this.deps.config.exactlyOnce)
         await Promise.all(committable.map((t) => this.commitTransactional(t)));
       else if (committable.length > 0) await this.commitAtLeastOnce(committable);
       for (const rt of revoked) {
@@ -408,9 +461,10 @@ export class TaskManager {
       threadCache: this.threadCache,
       globalStore: this.deps.globalStore,
       producerFor: (taskId: string): TaskProducer =>
-        config.exactlyOnce
+        this.threadTransaction?.producer.forTask() ??
+        (config.exactlyOnce
           ? new TransactionalTaskProducer(kafka, `${config.applicationId}-${taskId}`, config.producer)
-          : this.sharedProducer!,
+          : this.sharedProducer!),
     };
   }
 }

@@ -134,7 +134,7 @@ export class TaskRuntime {
     }
     const topics = [...new Set(this.inputPartitions.map((p) => p.topic))];
     const { admin, config } = this.deps;
-    this.setCommitted(await admin.committedOffsets(config.applicationId, topics));
+    this.setCommitted(await admin.stableCommittedOffsets(config.applicationId, this.inputPartitions));
     if (this.committed.size < this.inputPartitions.length) {
       // Never committed: start from the earliest offset (Kafka Streams' auto.offset.reset). The
       // position must be explicit: the consumer's own position may be where an earlier owner of
@@ -232,7 +232,7 @@ export class TaskRuntime {
     const records = this.collector.drain();
     // The at_least_once producer is shared by the thread's tasks: a failed send must fail the
     // task that made it, so it is awaited here.
-    if (!(this.producer instanceof TransactionalTaskProducer)) {
+    if (!this.producer.transactional) {
       await this.producer.send(records);
       return;
     }

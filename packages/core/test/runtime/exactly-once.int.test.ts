@@ -1,5 +1,7 @@
 // exactly_once on the real broker with real child processes: SIGKILLs, a failing processor, a
 // zombie instance and a broker restart, each checked by reading the output with read_committed.
+// The first three run under both exactly-once variants: one transaction per task (fenced by the
+// transactional id) and exactly_once_v2's one per thread (fenced by the group generation, KIP-447).
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,15 +80,22 @@ function expectExact(records: ReadRecord[], truth: Map<string, number>) {
 const readAll = (s: Setup, timeoutMs: number) =>
   readTopic(s.output, (r) => r.length >= s.totalWords, { timeoutMs });
 
-async function killTest(guarantee: 'exactly_once' | 'at_least_once') {
+type Guarantee = 'exactly_once' | 'exactly_once_v2' | 'at_least_once';
+const short: Record<Guarantee, string> = {
+  exactly_once: 'eos',
+  exactly_once_v2: 'eos2',
+  at_least_once: 'alo',
+};
+
+async function killTest(guarantee: Guarantee) {
   const lines = makeLines(Number(process.env.EOS_KILL_LINES ?? 200_000), 3);
-  const s = await setUp(`kill-${guarantee === 'exactly_once' ? 'eos' : 'alo'}`, lines);
+  const s = await setUp(`kill-${short[guarantee]}`, lines);
   const env = {
     PROCESSING_GUARANTEE: guarantee,
-    COMMIT_INTERVAL_MS: guarantee === 'exactly_once' ? '100' : '1000',
+    COMMIT_INTERVAL_MS: guarantee === 'at_least_once' ? '1000' : '100',
   };
   const apps = [instance(s, env).start(), instance(s, env).start(), instance(s, env).start()];
-  const rand = prng(guarantee === 'exactly_once' ? 7 : 11);
+  const rand = prng(guarantee === 'at_least_once' ? 11 : 7);
   // Kill a random instance every few seconds while input is being processed, then restart it.
   for (let round = 0; round < 4; round++) {
     await new Promise((r) => setTimeout(r, 4000 + rand() * 3000));
@@ -98,14 +107,59 @@ async function killTest(guarantee: 'exactly_once' | 'at_least_once') {
   return { s, apps };
 }
 
-describe('exactly_once', () => {
+describe.each(['exactly_once', 'exactly_once_v2'] as const)('%s', (guarantee) => {
   it('survives repeated SIGKILLs of 3 instances: every word counts 1..n, once each', async () => {
-    const { s } = await killTest('exactly_once');
+    const { s } = await killTest(guarantee);
     const records = await readAll(s, 300_000);
     expectExact(records, s.truth);
     expect(records).toHaveLength(s.totalWords);
   }, 480_000);
 
+  it('rolls back the tasks when a processor throws once, and the output stays exact', async () => {
+    const lines = makeLines(3000, 3, 5);
+    const s = await setUp(`${short[guarantee]}-throw`, lines);
+    const app = instance(s, { FAIL_ONCE_AT: '4000', PROCESSING_GUARANTEE: guarantee }).start();
+    const records = await readAll(s, 120_000);
+    expectExact(records, s.truth);
+    await waitFor(() => (app.latestMetrics()?.rollbacks ?? 0) >= 1, 10_000, 'the rollback to be counted');
+  });
+
+  it('fences a zombie: paused past the session timeout, its tasks move, its late writes never show', async () => {
+    const lines = makeLines(30_000, 3, 9);
+    const s = await setUp(`${short[guarantee]}-zombie`, lines.slice(0, 10_000));
+    const env = { SESSION_TIMEOUT_MS: '6000', PROCESSING_GUARANTEE: guarantee };
+    const zombie = instance(s, env).start();
+    const survivor = instance(s, env).start();
+    await waitFor(() => zombie.state === 'RUNNING' && survivor.state === 'RUNNING', 60_000, 'both RUNNING');
+    // Give the zombie uncommitted work in flight, then freeze it.
+    await produce(
+      s.input,
+      lines.slice(10_000, 20_000).map((value, i) => ({ key: `b${i}`, value })),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    zombie.signal('SIGSTOP');
+    // Past the session timeout the group hands its tasks to the survivor, which fences it (by its
+    // transactional id, or by the group generation under exactly_once_v2).
+    await new Promise((r) => setTimeout(r, 12_000));
+    await produce(
+      s.input,
+      lines.slice(20_000).map((value, i) => ({ key: `c${i}`, value })),
+    );
+    zombie.signal('SIGCONT');
+    const truth = countWords(lines);
+    const total = [...truth.values()].reduce((a, b) => a + b, 0);
+    // The zombie found out (fenced or dropped from the group) and came back as a member.
+    await waitFor(() => zombie.state === 'RUNNING', 60_000, 'the zombie to rejoin');
+    const records = await readTopic(s.output, (r) => r.length >= total, {
+      timeoutMs: 120_000,
+      settleMs: 3000,
+    });
+    expectExact(records, truth);
+    expect(records).toHaveLength(total);
+  });
+});
+
+describe('exactly_once', () => {
   it('the same run under at_least_once loses nothing (and shows its duplicates)', async () => {
     const { s } = await killTest('at_least_once');
     const records = await readTopic(
@@ -126,47 +180,6 @@ describe('exactly_once', () => {
       `[at_least_once kill test] ${records.length} count records for ${s.totalWords} words: ${records.length - s.totalWords} duplicates`,
     );
   }, 480_000);
-
-  it('rolls back a task whose processor throws once, and the output stays exact', async () => {
-    const lines = makeLines(3000, 3, 5);
-    const s = await setUp('eos-throw', lines);
-    const app = instance(s, { FAIL_ONCE_AT: '4000' }).start();
-    const records = await readAll(s, 120_000);
-    expectExact(records, s.truth);
-    await waitFor(() => (app.latestMetrics()?.rollbacks ?? 0) >= 1, 10_000, 'the rollback to be counted');
-  });
-
-  it('fences a zombie: paused past the session timeout, its tasks move, its late writes never show', async () => {
-    const lines = makeLines(30_000, 3, 9);
-    const s = await setUp('eos-zombie', lines.slice(0, 10_000));
-    const zombie = instance(s, { SESSION_TIMEOUT_MS: '6000' }).start();
-    const survivor = instance(s, { SESSION_TIMEOUT_MS: '6000' }).start();
-    await waitFor(() => zombie.state === 'RUNNING' && survivor.state === 'RUNNING', 60_000, 'both RUNNING');
-    // Give the zombie uncommitted work in flight, then freeze it.
-    await produce(
-      s.input,
-      lines.slice(10_000, 20_000).map((value, i) => ({ key: `b${i}`, value })),
-    );
-    await new Promise((r) => setTimeout(r, 300));
-    zombie.signal('SIGSTOP');
-    // Past the session timeout the group hands its tasks to the survivor, which fences it.
-    await new Promise((r) => setTimeout(r, 12_000));
-    await produce(
-      s.input,
-      lines.slice(20_000).map((value, i) => ({ key: `c${i}`, value })),
-    );
-    zombie.signal('SIGCONT');
-    const truth = countWords(lines);
-    const total = [...truth.values()].reduce((a, b) => a + b, 0);
-    // The zombie found out (fenced or dropped from the group) and came back as a member.
-    await waitFor(() => zombie.state === 'RUNNING', 60_000, 'the zombie to rejoin');
-    const records = await readTopic(s.output, (r) => r.length >= total, {
-      timeoutMs: 120_000,
-      settleMs: 3000,
-    });
-    expectExact(records, truth);
-    expect(records).toHaveLength(total);
-  });
 
   it('after a SIGKILL restores only the changelog tail written since its checkpoint', async () => {
     const lines = makeLines(20_000, 3, 13);

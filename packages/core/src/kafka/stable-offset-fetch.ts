@@ -1,0 +1,124 @@
+// OffsetFetch v7 with require_stable (KIP-447): the group coordinator answers
+// UNSTABLE_OFFSET_COMMIT for a partition whose offsets an open transaction is committing, instead
+// of the offset from before it. A task's new owner must read the offsets a zombie's transaction
+// leaves, not the ones under it: with one transaction per thread (exactly_once_v2) no transactional
+// id fences the zombie first. kafkajs 2.2.4 speaks OffsetFetch v1-v4, and its admin's
+// fetchOffsets asks for every partition of the given topics (whose transactions belong to other
+// instances). So v7 is added, and a fetch run inside `fetchStableOffsets`' scope asks for stable
+// offsets of just the scope's partitions; elsewhere (kafkajs' consumer) v7 asks what v4 did.
+// Installed before kafkajs loads (see producer-grouping.ts).
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { installRequestVersions, requireFromCore as require } from './kafkajs-modules.ts';
+import {
+  compactInt32Array,
+  Decoder,
+  Encoder,
+  type KafkajsDecoder,
+  NO_TAGGED_FIELDS,
+  type RequestProtocol,
+} from './kafkajs-protocol.ts';
+
+interface OffsetFetchArgs {
+  groupId: string;
+  topics: Array<{ topic: string; partitions: Array<{ partition: number }> }> | null;
+}
+
+interface OffsetFetchResult {
+  throttleTime: number;
+  clientSideThrottleTime: number;
+  responses: Array<{
+    topic: string;
+    partitions: Array<{ partition: number; offset: string; metadata: string | null; errorCode: number }>;
+  }>;
+  errorCode: number;
+}
+
+/** The partitions (topic -> partitions) whose stable offsets the current fetch asks for. */
+const scope = new AsyncLocalStorage<Map<string, Set<number>>>();
+
+function decode(data: Buffer): Promise<OffsetFetchResult> {
+  const d = new Decoder(data);
+  d.readTaggedFields();
+  const throttleTime = d.readInt32();
+  const responses =
+    d.readUVarIntArray((t: KafkajsDecoder) => {
+      const topic = t.readUVarIntString() ?? '';
+      const partitions =
+        t.readUVarIntArray((p: KafkajsDecoder) => {
+          const partition = p.readInt32();
+          const offset = p.readInt64().toString();
+          p.readInt32(); // committed leader epoch
+          const metadata = p.readUVarIntString();
+          const errorCode = p.readInt16();
+          p.readTaggedFields();
+          return { partition, offset, metadata, errorCode };
+        }) ?? [];
+      t.readTaggedFields();
+      return { topic, partitions };
+    }) ?? [];
+  const errorCode = d.readInt16();
+  d.readTaggedFields();
+  return Promise.resolve({ throttleTime: 0, clientSideThrottleTime: throttleTime, responses, errorCode });
+}
+
+function requestV7(args: OffsetFetchArgs): RequestProtocol<OffsetFetchResult> {
+  const wanted = scope.getStore();
+  let topics = args.topics;
+  if (wanted && topics) {
+    topics = topics
+      .map(({ topic, partitions }) => ({
+        topic,
+        partitions: partitions.filter((p) => wanted.get(topic)?.has(p.partition) === true),
+      }))
+      .filter((t) => t.partitions.length > 0);
+  }
+  // v2's parse: a group or partition error as kafkajs' error (UNSTABLE_OFFSET_COMMIT is retriable).
+  const { parse } = require('kafkajs/src/protocol/requests/offsetFetch/v2/response.js') as {
+    parse(data: OffsetFetchResult): Promise<OffsetFetchResult>;
+  };
+  return {
+    request: {
+      apiKey: 9,
+      apiVersion: 7,
+      apiName: 'OffsetFetch',
+      encode: async () => {
+        const e = new Encoder().writeUVarInt(NO_TAGGED_FIELDS).writeUVarIntString(args.groupId);
+        if (topics === null) e.writeUVarInt(0);
+        else
+          e.writeUVarIntArray(
+            topics.map(({ topic, partitions }) =>
+              compactInt32Array(
+                new Encoder().writeUVarIntString(topic),
+                partitions.map((p) => p.partition),
+              ).writeUVarInt(NO_TAGGED_FIELDS),
+            ),
+          );
+        return e.writeBoolean(wanted !== undefined).writeUVarInt(NO_TAGGED_FIELDS);
+      },
+    },
+    response: { decode, parse },
+  };
+}
+
+const installed = installRequestVersions('offsetFetch', { 7: requestV7 as (args: never) => unknown });
+
+/** Whether offset fetches can ask for stable offsets (false when kafkajs was loaded before core). */
+export const stableOffsetFetchInstalled = () => installed;
+
+/**
+ * Runs `fetch` (a kafkajs offset fetch, e.g. admin.fetchOffsets) asking for the stable offsets of
+ * `partitions` only: it fails with UNSTABLE_OFFSET_COMMIT while a transaction commits offsets of
+ * one of them. Other partitions of the same topics are left out of the answer.
+ */
+export function fetchStableOffsets<T>(
+  partitions: Array<{ topic: string; partition: number }>,
+  fetch: () => Promise<T>,
+): Promise<T> {
+  const wanted = new Map<string, Set<number>>();
+  for (const { topic, partition } of partitions) {
+    const set = wanted.get(topic) ?? new Set<number>();
+    set.add(partition);
+    wanted.set(topic, set);
+  }
+  return scope.run(wanted, fetch);
+}

@@ -1,0 +1,150 @@
+// exactly_once_v2: one transactional producer for all the tasks of a stream thread. Every task's
+// output and changelog records go into the thread's open transaction; a commit adds all the tasks'
+// input offsets, with the consumer group generation they were processed in (TxnOffsetCommit v3,
+// txn-offset-commit.ts), and commits once. A zombie is fenced by that generation, not by its
+// transactional id: its offsets are refused once the group has moved on, and a task's new owner
+// reads only stable offsets (stable-offset-fetch.ts), so it waits for a transaction in flight.
+// This module loads no kafkajs value (only its types); see producers.ts.
+import type { Kafka, Producer, Transaction } from 'kafkajs';
+import type { ProducerConfig } from '../config/streams-config.ts';
+import type { OutputRecord } from '../processor/internals/records.ts';
+import type { TopicPartitionOffset } from './admin.ts';
+import { explainRefusal } from './client.ts';
+import { JavaCompatiblePartitioner } from './java-partitioner.ts';
+import { sendInChunks, type TaskProducer, toMessages, toOffsetTopics } from './producers.ts';
+import { type ConsumerGroupMetadata, commitOffsetsInGeneration } from './txn-offset-commit.ts';
+
+/** Right after a commit or an abort the coordinator answers CONCURRENT_TRANSACTIONS for a few ms. */
+const CONCURRENT_RETRIES = 50;
+
+export class TransactionalThreadProducer {
+  private producer: Producer;
+  private transaction?: Transaction;
+  /** A new producer registers its transactional id before its first transaction. */
+  private initialized = false;
+  /** Sends run one after another: kafkajs numbers an idempotent producer's batches as it builds them. */
+  private sending: Promise<unknown> = Promise.resolve();
+  private readonly unregister: () => void;
+
+  constructor(
+    private readonly kafka: Kafka,
+    readonly transactionalId: string,
+    private readonly config: Required<ProducerConfig>,
+    groupMetadata: () => ConsumerGroupMetadata | undefined,
+  ) {
+    this.producer = this.create();
+    this.unregister = commitOffsetsInGeneration(transactionalId, groupMetadata);
+  }
+
+  private create(): Producer {
+    return this.kafka.producer({
+      transactionalId: this.transactionalId,
+      idempotent: true,
+      maxInFlightRequests: this.config.maxInFlightRequests,
+      transactionTimeout: this.config.transactionTimeoutMs,
+      retry: { retries: this.config.retries, initialRetryTime: 10, maxRetryTime: 1_000 },
+      createPartitioner: JavaCompatiblePartitioner,
+    });
+  }
+
+  /**
+   * Registers the transactional id: bumps its epoch, which fences an earlier producer with this id
+   * (this process before a restart of the thread) and aborts the transaction it left open.
+   */
+  async initialize(): Promise<void> {
+    try {
+      await this.producer.connect();
+      const t = await this.producer.transaction();
+      await t.abort();
+      this.initialized = true;
+    } catch (error) {
+      throw explainRefusal(this.kafka, error);
+    }
+  }
+
+  /**
+   * A new kafkajs producer with the same transactional id, for when the old one's state is
+   * unknown after a failure (a commit whose answer was lost, sequence numbers behind the broker's).
+   * It registers at its first transaction, so a broker that is away fails that send, not this.
+   */
+  async reset(): Promise<void> {
+    const old = this.producer;
+    this.transaction = undefined;
+    this.sending = Promise.resolve();
+    this.producer = this.create();
+    this.initialized = false;
+    await old.disconnect().catch(() => {});
+  }
+
+  private async begin(): Promise<Transaction> {
+    if (!this.initialized) await this.initialize();
+    this.transaction ??= await this.producer.transaction();
+    return this.transaction;
+  }
+
+  /** Sends into the open transaction (opening one), after the sends before it. */
+  send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
+    if (records.length === 0) return Promise.resolve([]);
+    const sent = this.sending.then(async () => {
+      const t = await this.begin();
+      return sendInChunks(records, (chunk) => t.sendBatch({ topicMessages: toMessages(chunk), acks: -1 }));
+    });
+    // A failure belongs to the task whose send it was; the next send still waits for this one.
+    this.sending = sent.catch(() => {});
+    return sent;
+  }
+
+  /** Adds the tasks' input offsets to the transaction and commits it. */
+  async commit(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
+    await this.sending;
+    if (offsets.length === 0 && !this.transaction) return;
+    const t = await this.begin();
+    if (offsets.length > 0) {
+      const request = { consumerGroupId: groupId, topics: toOffsetTopics(offsets) };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await t.sendOffsets(request);
+          break;
+        } catch (error) {
+          // kafkajs does not retry AddOffsetsToTxn's CONCURRENT_TRANSACTIONS itself.
+          if (
+            (error as { type?: string }).type !== 'CONCURRENT_TRANSACTIONS' ||
+            attempt >= CONCURRENT_RETRIES
+          )
+            throw error;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+    }
+    await t.commit();
+    this.transaction = undefined;
+  }
+
+  /** Aborts the open transaction, if any, once its sends have settled. */
+  async abort(): Promise<void> {
+    await this.sending;
+    const t = this.transaction;
+    this.transaction = undefined;
+    if (t?.isActive()) await t.abort();
+  }
+
+  /** What a task sees: sends into the thread's transaction; commits and aborts are the thread's. */
+  forTask(): TaskProducer {
+    return {
+      transactional: true,
+      send: (records) => this.send(records),
+      commitTransaction: () =>
+        Promise.reject(new Error('exactly_once_v2 commits the thread, not a task (TaskManager.commitAll)')),
+      // The thread aborts its transaction itself, with all its tasks (ThreadTransaction.rollBack):
+      // one task's abort would drop the others' records.
+      abortTransaction: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.unregister();
+    this.transaction = undefined;
+    await this.producer.disconnect().catch(() => {});
+  }
+}

@@ -1,0 +1,111 @@
+// exactly_once_v2's commit and rollback, for all the running tasks of a stream thread at once: one
+// transaction holds every task's output and changelog records since the last commit, so its tasks
+// commit together, and when anything fails (a processor, a send, the commit) they all roll back to
+// their last commit. The offsets are committed in the group generation whose assignment the thread
+// last took: once the group has moved on, the coordinator refuses them, and the tasks roll back
+// (Kafka Streams' TaskMigratedException).
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/streams-config.ts';
+import type { TopicPartitionOffset } from '../kafka/admin.ts';
+import { groupGenerationTracked } from '../kafka/group-generation.ts';
+import { stableOffsetFetchInstalled } from '../kafka/stable-offset-fetch.ts';
+import { TransactionalThreadProducer } from '../kafka/thread-producer.ts';
+import { txnOffsetCommitV3Installed } from '../kafka/txn-offset-commit.ts';
+import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import type { StreamsMetrics } from './metrics.ts';
+import type { TaskRuntime } from './task-runtime.ts';
+
+export interface ThreadTransactionDeps {
+  metrics: StreamsMetrics;
+  recorder: StreamsMetricsRecorder;
+  logger: Logger;
+  /** Moves the consumer's position (back to a task's last commit). */
+  seek(tp: TopicPartitionOffset): void;
+}
+
+export class ThreadTransaction {
+  readonly producer: TransactionalThreadProducer;
+  private memberId?: string;
+  private generationId?: number;
+
+  constructor(
+    kafka: Kafka,
+    config: ResolvedConfig,
+    private readonly deps: ThreadTransactionDeps,
+  ) {
+    if (!groupGenerationTracked() || !txnOffsetCommitV3Installed() || !stableOffsetFetchInstalled())
+      throw new Error(
+        'exactly_once_v2 needs the KIP-447 requests @kstreams/core adds to kafkajs, and kafkajs was loaded ' +
+          'before @kstreams/core (or bundled into one file). Import @kstreams/core before kafkajs, or use ' +
+          "processingGuarantee: 'exactly_once' (one transaction per task).",
+      );
+    // Kafka Streams' <application.id>-<process id>-<thread>: a new id per start, since fencing comes
+    // from the group generation, not from the transactional id.
+    this.producer = new TransactionalThreadProducer(
+      kafka,
+      `${config.applicationId}-${randomUUID()}-1`,
+      config.producer,
+      () =>
+        this.memberId === undefined || this.generationId === undefined
+          ? undefined
+          : { memberId: this.memberId, generationId: this.generationId, groupInstanceId: null },
+    );
+  }
+
+  /** The thread took the assignment of this generation: commits from now on are made in it. */
+  joined(memberId: string, generationId: number | undefined): void {
+    this.memberId = memberId;
+    this.generationId = generationId;
+  }
+
+  /**
+   * Sends what the tasks still hold, then commits their input offsets and everything sent since
+   * the last commit in one transaction; then the tasks' stores apply their buffers. Throws when
+   * the transaction did not commit: then every task must roll back (`rollBack`).
+   */
+  async commit(due: TaskRuntime[], groupId: string): Promise<void> {
+    const started = performance.now();
+    const sent = new Map<TaskRuntime, { offsets: TopicPartitionOffset[]; ends: TopicPartitionOffset[] }>();
+    for (const rt of due) {
+      const offsets = rt.task.consumedOffsets();
+      sent.set(rt, { offsets, ends: await rt.sendForCommit() });
+    }
+    await this.producer.commit(
+      groupId,
+      [...sent.values()].flatMap((s) => s.offsets),
+    );
+    for (const [rt, { offsets, ends }] of sent) await rt.postCommit(ends, { offsets });
+    this.deps.recorder.transactionCommitted(performance.now() - started);
+    this.deps.metrics.commits += due.length;
+  }
+
+  /**
+   * Aborts the transaction and drops every task's work since its last commit; the consumer goes
+   * back to the tasks' last committed offsets. `resetProducer`: the producer's state is unknown
+   * after the failure (and so it is when the abort fails): a new one takes its place.
+   */
+  async rollBack(tasks: TaskRuntime[], resetProducer: boolean): Promise<void> {
+    const { metrics, recorder, logger, seek } = this.deps;
+    metrics.rollbacks += tasks.length;
+    for (const rt of tasks) recorder.rolledBack(rt.id);
+    recorder.transactionAborted();
+    for (const rt of tasks) rt.collector.clear();
+    let aborted = true;
+    try {
+      await this.producer.abort();
+    } catch (error) {
+      logger.warn({ err: error }, 'abort failed');
+      aborted = false;
+    }
+    for (const rt of tasks) {
+      await rt.rollback();
+      for (const tp of rt.startPositions()) seek(tp);
+    }
+    if (resetProducer || !aborted) {
+      logger.warn('replacing the thread producer, whose state is unknown after the failure');
+      await this.producer.reset();
+    }
+  }
+}
