@@ -2,7 +2,7 @@
 // processed in, so that the group coordinator can refuse a zombie's. kafkajs keeps its consumer's
 // generation to itself (its GROUP_JOIN event carries the member id, not the generation); this wraps
 // kafkajs' JoinGroup request so that every join's answer is remembered: member id -> generation.
-// Installed before kafkajs loads (see producer-grouping.ts).
+// Installed in kafkajs' table of requests, which its broker reads at every call (any load order).
 import { installRequestVersions } from './kafkajs-modules.ts';
 import type { RequestProtocol } from './kafkajs-protocol.ts';
 
@@ -21,7 +21,7 @@ function remember(memberId: string, generationId: number): void {
   if (generations.size > MAX_MEMBERS) generations.delete(generations.keys().next().value!);
 }
 
-const installed = installRequestVersions('joinGroup', {}, (make) => (args: never) => {
+const installed = installRequestVersions('JoinGroup', {}, (make) => (args: never) => {
   const built = make(args) as RequestProtocol<JoinGroupResult>;
   const { parse } = built.response;
   return {
@@ -42,5 +42,5 @@ export function groupGeneration(memberId: string): number | undefined {
   return generations.get(memberId);
 }
 
-/** Whether JoinGroup answers are seen (false when kafkajs was loaded before core). */
+/** Whether JoinGroup answers are seen (false when core cannot reach kafkajs' files: bundled). */
 export const groupGenerationTracked = () => installed;

@@ -40,25 +40,28 @@ export interface RequestDefinition {
 }
 
 /**
- * Installs kafkajs' definition of a request (`protocol/requests/<name>/index.js`) with more
- * versions. kafkajs asks for min(its highest version, the broker's highest), which can be one that
- * neither defines when a broker is older than the added versions: that falls back to the highest
- * defined below it. `wrap` may change what each version gives. False when kafkajs was loaded
- * before (then its own definition stays).
+ * Adds versions to kafkajs' definition of a request (`requests.<name>` of
+ * `protocol/requests/index.js`, which kafkajs' broker reads at every call, so this works also
+ * after kafkajs has loaded). kafkajs asks for min(its highest version, the broker's highest),
+ * which can be one that neither defines when a broker is older than the added versions: that falls
+ * back to the highest defined below it. `wrap` may change what each version gives. False when
+ * core cannot reach kafkajs' files (bundled).
  */
 export function installRequestVersions(
   name: string,
   added: Record<number, (args: never) => unknown>,
   wrap?: (make: (args: never) => unknown) => (args: never) => unknown,
 ): boolean {
-  const path = resolveKafkajsModule(`kafkajs/src/protocol/requests/${name}/index.js`);
-  if (path === undefined || loadedExports(path) !== undefined) return false;
-  const original = requireFromCore(path) as RequestDefinition;
+  const path = resolveKafkajsModule('kafkajs/src/protocol/requests/index.js');
+  if (path === undefined) return false;
+  const { requests } = requireFromCore(path) as { requests: Record<string, RequestDefinition> };
+  const original = requests[name];
+  if (original === undefined) return false;
   const defined = new Map<number, (args: never) => unknown>();
   for (const v of original.versions) defined.set(Number(v), original.protocol({ version: Number(v) })!);
   for (const [v, make] of Object.entries(added)) defined.set(Number(v), make);
   const numbers = [...defined.keys()].sort((a, b) => a - b);
-  const definition: RequestDefinition = {
+  requests[name] = {
     versions: numbers.map(String),
     protocol: ({ version }) => {
       const best = numbers.filter((v) => v <= version).pop();
@@ -66,6 +69,5 @@ export function installRequestVersions(
       return make && wrap ? wrap(make) : make;
     },
   };
-  installModule(path, definition);
   return true;
 }

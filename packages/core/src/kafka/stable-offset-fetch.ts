@@ -6,7 +6,7 @@
 // fetchOffsets asks for every partition of the given topics (whose transactions belong to other
 // instances). So v7 is added, and a fetch run inside `fetchStableOffsets`' scope asks for stable
 // offsets of just the scope's partitions; elsewhere (kafkajs' consumer) v7 asks what v4 did.
-// Installed before kafkajs loads (see producer-grouping.ts).
+// Installed in kafkajs' table of requests, which its broker reads at every call (any load order).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { installRequestVersions, requireFromCore as require } from './kafkajs-modules.ts';
 import {
@@ -100,9 +100,9 @@ function requestV7(args: OffsetFetchArgs): RequestProtocol<OffsetFetchResult> {
   };
 }
 
-const installed = installRequestVersions('offsetFetch', { 7: requestV7 as (args: never) => unknown });
+const installed = installRequestVersions('OffsetFetch', { 7: requestV7 as (args: never) => unknown });
 
-/** Whether offset fetches can ask for stable offsets (false when kafkajs was loaded before core). */
+/** Whether offset fetches can ask for stable offsets (false when core cannot reach kafkajs' files: bundled). */
 export const stableOffsetFetchInstalled = () => installed;
 
 /**

@@ -7,7 +7,7 @@
 // This module loads no kafkajs value (only its types); see producers.ts.
 import type { Kafka, Producer, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
-import type { OutputRecord } from '../processor/internals/records.ts';
+import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { explainRefusal } from './client.ts';
 import { JavaCompatiblePartitioner } from './java-partitioner.ts';
@@ -17,13 +17,31 @@ import { type ConsumerGroupMetadata, commitOffsetsInGeneration } from './txn-off
 /** Right after a commit or an abort the coordinator answers CONCURRENT_TRANSACTIONS for a few ms. */
 const CONCURRENT_RETRIES = 50;
 
+interface PendingSend {
+  records: OutputRecord[];
+  resolve(ends: TopicPartitionOffset[]): void;
+  reject(error: unknown): void;
+}
+
+/** Of a shared send's end offsets, those of the partitions `records` name. */
+function endsOf(records: OutputRecord[], ends: TopicPartitionOffset[]): TopicPartitionOffset[] {
+  const mine = new Set<string>();
+  for (const r of records) if (r.partition !== undefined) mine.add(topicPartitionKey(r.topic, r.partition));
+  return ends.filter((e) => mine.has(topicPartitionKey(e.topic, e.partition)));
+}
+
 export class TransactionalThreadProducer {
   private producer: Producer;
   private transaction?: Transaction;
   /** A new producer registers its transactional id before its first transaction. */
   private initialized = false;
-  /** Sends run one after another: kafkajs numbers an idempotent producer's batches as it builds them. */
-  private sending: Promise<unknown> = Promise.resolve();
+  /**
+   * Sends wait here while one is in flight, then go out together in the next request: one request
+   * at a time (kafkajs numbers an idempotent producer's batches as it builds them), and the
+   * thread's tasks share each round trip.
+   */
+  private waiting: PendingSend[] = [];
+  private inFlight?: Promise<void>;
   private readonly unregister: () => void;
 
   constructor(
@@ -70,7 +88,6 @@ export class TransactionalThreadProducer {
   async reset(): Promise<void> {
     const old = this.producer;
     this.transaction = undefined;
-    this.sending = Promise.resolve();
     this.producer = this.create();
     this.initialized = false;
     await old.disconnect().catch(() => {});
@@ -82,21 +99,47 @@ export class TransactionalThreadProducer {
     return this.transaction;
   }
 
-  /** Sends into the open transaction (opening one), after the sends before it. */
+  /**
+   * Sends into the open transaction (opening one), with whatever other tasks send meanwhile.
+   * Resolves when acknowledged, with the end offsets of the partitions `records` name explicitly.
+   */
   send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
     if (records.length === 0) return Promise.resolve([]);
-    const sent = this.sending.then(async () => {
-      const t = await this.begin();
-      return sendInChunks(records, (chunk) => t.sendBatch({ topicMessages: toMessages(chunk), acks: -1 }));
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ records, resolve, reject });
+      this.sendWaiting();
     });
-    // A failure belongs to the task whose send it was; the next send still waits for this one.
-    this.sending = sent.catch(() => {});
-    return sent;
+  }
+
+  private sendWaiting(): void {
+    if (this.inFlight !== undefined || this.waiting.length === 0) return;
+    const batch = this.waiting;
+    this.waiting = [];
+    this.inFlight = (async () => {
+      try {
+        const t = await this.begin();
+        const records = batch.length === 1 ? batch[0]!.records : batch.flatMap((b) => b.records);
+        const ends = await sendInChunks(records, (chunk) =>
+          t.sendBatch({ topicMessages: toMessages(chunk), acks: -1 }),
+        );
+        for (const b of batch) b.resolve(batch.length === 1 ? ends : endsOf(b.records, ends));
+      } catch (error) {
+        for (const b of batch) b.reject(error);
+      } finally {
+        this.inFlight = undefined;
+        this.sendWaiting();
+      }
+    })();
+  }
+
+  /** Until every send so far is settled. */
+  private async settled(): Promise<void> {
+    while (this.inFlight !== undefined) await this.inFlight;
   }
 
   /** Adds the tasks' input offsets to the transaction and commits it. */
   async commit(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {
-    await this.sending;
+    await this.settled();
     if (offsets.length === 0 && !this.transaction) return;
     const t = await this.begin();
     if (offsets.length > 0) {
@@ -122,7 +165,7 @@ export class TransactionalThreadProducer {
 
   /** Aborts the open transaction, if any, once its sends have settled. */
   async abort(): Promise<void> {
-    await this.sending;
+    await this.settled();
     const t = this.transaction;
     this.transaction = undefined;
     if (t?.isActive()) await t.abort();

@@ -5,7 +5,7 @@
 // this adds v3 (a flexible version). kafkajs' sendOffsets passes no group metadata, so the
 // producer's owner registers where it comes from under its transactional id. Without one the
 // request says "no generation" (-1 and an empty member id), which coordinators accept unchecked,
-// as they do v0-v2. Installed before kafkajs loads (see producer-grouping.ts).
+// as they do v0-v2. Installed in kafkajs' table of requests (any load order).
 import { installRequestVersions, requireFromCore as require } from './kafkajs-modules.ts';
 import {
   Decoder,
@@ -120,7 +120,7 @@ function requestV3(args: TxnOffsetCommitArgs): RequestProtocol<TxnOffsetCommitRe
   };
 }
 
-const installed = installRequestVersions('txnOffsetCommit', { 3: requestV3 as (args: never) => unknown });
+const installed = installRequestVersions('TxnOffsetCommit', { 3: requestV3 as (args: never) => unknown });
 
-/** Whether kafkajs' transactions send TxnOffsetCommit v3 (false when kafkajs was loaded before core). */
+/** Whether kafkajs' transactions send TxnOffsetCommit v3 (false when core cannot reach kafkajs' files: bundled). */
 export const txnOffsetCommitV3Installed = () => installed;

@@ -5,7 +5,7 @@ import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/sta
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { DeserializationError } from '../errors.ts';
-import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import type { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
 import type { MainConsumer } from '../kafka/consumer.ts';
@@ -23,6 +23,7 @@ import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { restoreTasks } from './restore.ts';
+import { TaskCommits } from './task-commits.ts';
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
 import { ThreadTransaction } from './thread-transaction.ts';
 
@@ -77,6 +78,7 @@ export class TaskManager {
   private readonly sharedProducer?: SharedProducer;
   /** exactly_once_v2: the thread's one transaction for all its tasks. */
   private readonly threadTransaction?: ThreadTransaction;
+  private readonly commits: TaskCommits;
   private readonly topicToSubtopology = new Map<string, number>();
   assigned = new Set<string>();
   private memberId?: string;
@@ -99,6 +101,12 @@ export class TaskManager {
         seek: (tp) => deps.consumer.seek(tp),
       });
     else if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
+    this.commits = new TaskCommits({
+      ...deps,
+      threadTransaction: this.threadTransaction,
+      failingSince: this.failingSince,
+      onTaskError: (rt, error) => this.onTaskError(rt, error, 'producer'),
+    });
   }
 
   /** The task that owns an input partition, whether or not it runs here. */
@@ -248,73 +256,13 @@ export class TaskManager {
     const due = this.runningTasks().filter((t) => t.task.commitNeeded || t.task.commitRequested);
     if (due.length === 0) return;
     const started = Date.now();
-    if (this.threadTransaction) {
-      await this.commitThread(due);
-    } else if (this.deps.config.exactlyOnce) {
-      await Promise.all(due.map((t) => this.commitTransactional(t)));
-    } else {
-      await this.commitAtLeastOnce(due);
-    }
+    await this.commits.commit(due);
     const ms = Date.now() - started;
     this.deps.recorder.committed(
       due.filter((t) => !t.task.commitNeeded).map((t) => t.id),
       ms,
     );
     this.log.debug({ reason, tasks: due.map((t) => t.id), ms }, 'committed');
-  }
-
-  private async commitTransactional(rt: TaskRuntime): Promise<void> {
-    try {
-      const started = performance.now();
-      await rt.commitTransaction(this.deps.config.applicationId);
-      this.deps.recorder.transactionCommitted(performance.now() - started);
-      this.failingSince.delete(rt.id);
-      this.deps.metrics.commits++;
-    } catch (error) {
-      await this.onTaskError(rt, error, 'producer');
-    }
-  }
-
-  private async commitThread(due: TaskRuntime[]): Promise<void> {
-    try {
-      await this.threadTransaction!.commit(due, this.deps.config.applicationId);
-      for (const rt of due) this.failingSince.delete(rt.id);
-    } catch (error) {
-      await this.onTaskError(due[0]!, error, 'producer');
-    }
-  }
-
-  private async commitAtLeastOnce(due: TaskRuntime[]): Promise<void> {
-    const sent = new Map<TaskRuntime, TopicPartitionOffset[]>();
-    for (const rt of due) {
-      try {
-        sent.set(rt, await rt.sendForCommit());
-      } catch (error) {
-        await this.onTaskError(rt, error, 'producer');
-      }
-    }
-    const ready = due.filter((t) => sent.has(t));
-    let offsetsCommitted = true;
-    try {
-      await this.deps.consumer.commitOffsets(ready.flatMap((t) => t.task.consumedOffsets()));
-    } catch (error) {
-      // The outputs and changelog records are acknowledged, so the stores must follow the
-      // changelog. The offsets stay due: the next commit sends them again (with the generation
-      // kafkajs has joined by then), else a task whose input is all processed never commits
-      // again. If the task moves meanwhile, its new owner processes the input again
-      // (at_least_once allows it).
-      offsetsCommitted = false;
-      this.log.warn(
-        { err: error, tasks: ready.map((t) => t.id) },
-        'offset commit failed; retrying at the next commit',
-      );
-    }
-    for (const rt of ready) {
-      await rt.postCommit(sent.get(rt)!, { offsetsCommitted });
-      if (!offsetsCommitted) continue;
-      this.failingSince.delete(rt.id);
-      this.deps.metrics.commits++;
-    }
   }
 
   async onAssignment(
@@ -351,11 +299,8 @@ export class TaskManager {
     const revoked = [...this.tasks.values()].filter((t) => !assigned.has(t.id));
     if (revoked.length > 0) {
       const committable = revoked.filter((t) => t.state === 'running');
-      if (this.threadTransaction) {
-        // rolled back above
-      } else if (this.deps.config.exactlyOnce)
-        await Promise.all(committable.map((t) => this.commitTransactional(t)));
-      else if (committable.length > 0) await this.commitAtLeastOnce(committable);
+      // exactly_once_v2 rolled them back above.
+      if (!this.threadTransaction && committable.length > 0) await this.commits.commit(committable);
       for (const rt of revoked) {
         await rt.close({ dirty: false });
         this.tasks.delete(rt.id);

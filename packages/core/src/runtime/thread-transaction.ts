@@ -37,8 +37,8 @@ export class ThreadTransaction {
   ) {
     if (!groupGenerationTracked() || !txnOffsetCommitV3Installed() || !stableOffsetFetchInstalled())
       throw new Error(
-        'exactly_once_v2 needs the KIP-447 requests @kstreams/core adds to kafkajs, and kafkajs was loaded ' +
-          'before @kstreams/core (or bundled into one file). Import @kstreams/core before kafkajs, or use ' +
+        'exactly_once_v2 needs the KIP-447 requests @kstreams/core adds to kafkajs, and it cannot reach ' +
+          "kafkajs' files (bundled into one file?). Keep kafkajs an external module of the bundle, or use " +
           "processingGuarantee: 'exactly_once' (one transaction per task).",
       );
     // Kafka Streams' <application.id>-<process id>-<thread>: a new id per start, since fencing comes
@@ -67,16 +67,11 @@ export class ThreadTransaction {
    */
   async commit(due: TaskRuntime[], groupId: string): Promise<void> {
     const started = performance.now();
-    const sent = new Map<TaskRuntime, { offsets: TopicPartitionOffset[]; ends: TopicPartitionOffset[] }>();
-    for (const rt of due) {
-      const offsets = rt.task.consumedOffsets();
-      sent.set(rt, { offsets, ends: await rt.sendForCommit() });
-    }
-    await this.producer.commit(
-      groupId,
-      [...sent.values()].flatMap((s) => s.offsets),
-    );
-    for (const [rt, { offsets, ends }] of sent) await rt.postCommit(ends, { offsets });
+    const offsets = due.map((rt) => rt.task.consumedOffsets());
+    // At once, so that the tasks' records share the producer's requests.
+    const ends = await Promise.all(due.map((rt) => rt.sendForCommit()));
+    await this.producer.commit(groupId, offsets.flat());
+    for (const [i, rt] of due.entries()) await rt.postCommit(ends[i]!, { offsets: offsets[i]! });
     this.deps.recorder.transactionCommitted(performance.now() - started);
     this.deps.metrics.commits += due.length;
   }

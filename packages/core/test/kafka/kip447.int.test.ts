@@ -3,8 +3,7 @@
 // offsets; OffsetFetch v7 with require_stable makes a task's new owner wait for a transaction that
 // is committing its offsets. And the generation itself, which kafkajs keeps to itself, as core
 // sees it in the JoinGroup answers.
-// Core's kafka/ modules first: they must be installed before kafkajs loads.
-import '../../src/kafka/producer-grouping.ts';
+// kafkajs is loaded before core here: the added versions work in either load order.
 import type { Consumer, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';

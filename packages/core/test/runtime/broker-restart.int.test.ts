@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => stop(opts, { clean: true }), 60_000);
 
 /** Starts the app on 40,000 lines, and stops the broker for 12 s while the app processes them. */
-async function restartBrokerWhileProcessing(guarantee: 'exactly_once' | 'at_least_once') {
+async function restartBrokerWhileProcessing(guarantee: 'exactly_once' | 'exactly_once_v2' | 'at_least_once') {
   const input = uniqueName('restart-in');
   const output = uniqueName('restart-out');
   await createTopics(kafka, [
@@ -84,23 +84,27 @@ function diagnostics(child: ChildApp, read: number, wrong: unknown[]): string {
 }
 
 describe('a broker restart while the app processes', () => {
-  it('exactly_once: recovers by itself and the output stays exact', async () => {
-    const { child, output, truth, total } = await restartBrokerWhileProcessing('exactly_once');
-    const records = await readTopic(output, (r) => r.length >= total || stopped(child), {
-      timeoutMs: 240_000,
-      kafka,
-    });
-    const seqs = countSequences(records);
-    const wrong = [...truth]
-      .filter(([w, n]) => {
-        const seq = seqs.get(w) ?? [];
-        return seq.length !== n || seq.some((c, i) => c !== i + 1);
-      })
-      .map(([w, n]) => ({ word: w, n, seq: seqs.get(w)?.slice(-10) }));
-    expect(wrong.slice(0, 5), diagnostics(child, records.length, wrong)).toEqual([]);
-    expect(records.length).toBe(total);
-    expect(child.alive).toBe(true);
-  }, 420_000);
+  it.each(['exactly_once', 'exactly_once_v2'] as const)(
+    '%s: recovers by itself and the output stays exact',
+    async (guarantee) => {
+      const { child, output, truth, total } = await restartBrokerWhileProcessing(guarantee);
+      const records = await readTopic(output, (r) => r.length >= total || stopped(child), {
+        timeoutMs: 240_000,
+        kafka,
+      });
+      const seqs = countSequences(records);
+      const wrong = [...truth]
+        .filter(([w, n]) => {
+          const seq = seqs.get(w) ?? [];
+          return seq.length !== n || seq.some((c, i) => c !== i + 1);
+        })
+        .map(([w, n]) => ({ word: w, n, seq: seqs.get(w)?.slice(-10) }));
+      expect(wrong.slice(0, 5), diagnostics(child, records.length, wrong)).toEqual([]);
+      expect(records.length).toBe(total);
+      expect(child.alive).toBe(true);
+    },
+    420_000,
+  );
 
   it('at_least_once: recovers by itself and loses no word', async () => {
     const { child, output, truth } = await restartBrokerWhileProcessing('at_least_once');
