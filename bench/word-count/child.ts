@@ -4,7 +4,7 @@
 import { rm } from 'node:fs/promises';
 import type { StreamsConfig } from '../../packages/core/src/index.ts';
 import type { ChildArgs, ChildMessage, ParentMessage } from './protocol.ts';
-import { variantOf } from './variants.ts';
+import { kstreamsGuarantee } from './variants.ts';
 
 const args = JSON.parse(process.argv[2] ?? '') as ChildArgs;
 
@@ -67,7 +67,7 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
   const config: StreamsConfig = {
     applicationId: args.appId,
     brokers: args.brokers,
-    processingGuarantee: variantOf(args.kind).exactlyOnce ? 'exactly_once' : 'at_least_once',
+    processingGuarantee: kstreamsGuarantee(args.kind),
     stateDir: args.stateDir,
     ...(args.commitIntervalMs === undefined ? {} : { commitIntervalMs: args.commitIntervalMs }),
     logger: 'warn',

@@ -3,7 +3,8 @@
 /**
  * `kafkajs` and `platformatic`: the hand-written word count on kafkajs and on @platformatic/kafka.
  * `kstreams-alo-nometrics`: at_least_once with `metrics.recordingLevel: 'off'` (the others record at
- * info). `kstreams-alo` and `kstreams-eos` run kstreams' defaults, `*-nocache` set
+ * info). `kstreams-alo` and `kstreams-eos` run kstreams' defaults (`kstreams-eos*` under
+ * `exactly_once_v2`, as the Java app; `kstreams-eos-pertask` under `exactly_once`, a transaction per task), `*-nocache` set
  * `statestoreCacheMaxBytes: 0`; `java-*` run Kafka Streams (java/WordCountBench.java), `-cache` with
  * its default `statestore.cache.max.bytes` (10 MB), `-nocache` with 0. See variants.ts.
  */
@@ -21,6 +22,7 @@ export const APP_KINDS = [
   'kstreams-alo-nometrics',
   'kstreams-alo',
   'java-alo-cache',
+  'kstreams-eos-pertask',
   'kstreams-eos',
   'java-eos-cache',
   // Two processes of the app on the machine (issue 18, item 4: more than one core).

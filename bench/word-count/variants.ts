@@ -27,6 +27,12 @@ export function isHandWritten(kind: AppKind): boolean {
   return runtime === 'kafkajs' || runtime === 'platformatic';
 }
 
+/** The processingGuarantee a kstreams app runs: exactly_once_v2, as Kafka Streams, unless `-pertask`. */
+export function kstreamsGuarantee(kind: AppKind): 'exactly_once' | 'exactly_once_v2' | 'at_least_once' {
+  if (!variantOf(kind).exactlyOnce) return 'at_least_once';
+  return kind === 'kstreams-eos-pertask' ? 'exactly_once' : 'exactly_once_v2';
+}
+
 /** A guarantee's label as in the config (kstreams' and Kafka Streams' names for it). */
 export function guaranteeOf(kind: AppKind): 'exactly_once' | 'at_least_once' {
   return variantOf(kind).exactlyOnce ? 'exactly_once' : 'at_least_once';
@@ -57,6 +63,12 @@ export const COMPARISONS: Comparison[] = [
   },
   // Issue 18's target; the word count's first one (issue 6) was 0.6.
   { label: 'kstreams exactly_once / at_least_once', num: 'kstreams-eos', den: 'kstreams-alo', target: 0.8 },
+  // One transaction per thread (KIP-447) against one per task.
+  {
+    label: 'kstreams exactly_once_v2 / exactly_once (a transaction per task)',
+    num: 'kstreams-eos',
+    den: 'kstreams-eos-pertask',
+  },
   // What the metrics at info level cost (issue 15).
   {
     label: 'kstreams at_least_once, metrics info / off',

@@ -176,6 +176,14 @@ export class TaskRuntime {
     return positions;
   }
 
+  /** The offsets of the task's last commit (or its start offsets). */
+  committedPositions(): TopicPartitionOffset[] {
+    return this.inputPartitions.flatMap((p) => {
+      const offset = this.committed.get(topicPartitionKey(p.topic, p.partition));
+      return offset === undefined ? [] : [{ ...p, offset }];
+    });
+  }
+
   /** The offset of the task's last commit (or its start offset) for `key`. */
   committedOffset(key: string): number | undefined {
     return this.committed.get(key);

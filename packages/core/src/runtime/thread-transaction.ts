@@ -70,7 +70,11 @@ export class ThreadTransaction {
     const offsets = due.map((rt) => rt.task.consumedOffsets());
     // At once, so that the tasks' records share the producer's requests.
     const ends = await Promise.all(due.map((rt) => rt.sendForCommit()));
-    await this.producer.commit(groupId, offsets.flat());
+    // The offsets carry the group generation that fences a zombie (KIP-447): a transaction with
+    // none to commit (punctuators' output only) would commit unchecked, so it commits the tasks'
+    // last committed offsets again.
+    const all = offsets.flat();
+    await this.producer.commit(groupId, all.length > 0 ? all : due.flatMap((rt) => rt.committedPositions()));
     for (const [i, rt] of due.entries()) await rt.postCommit(ends[i]!, { offsets: offsets[i]! });
     this.deps.recorder.transactionCommitted(performance.now() - started);
     this.deps.metrics.commits += due.length;
