@@ -83,9 +83,13 @@ export function toAuthorizationError(
         ...base,
         operation: 'Write',
         resourceType: 'TransactionalId',
-        resourceName: context.transactionalId ?? `${id}-<taskId>`,
+        resourceName:
+          context.transactionalId ?? (config.exactlyOnceV2 ? `${id}-<processId>-1` : `${id}-<taskId>`),
         fix:
-          `exactly_once gives each task the transactional id '${id}-<taskId>': allow Write and Describe on the ` +
+          (config.exactlyOnceV2
+            ? `exactly_once_v2 gives each stream thread the transactional id '${id}-<processId>-<thread>': `
+            : `exactly_once gives each task the transactional id '${id}-<taskId>': `) +
+          'allow Write and Describe on the ' +
           `transactional ids with the prefix '${id}-': ${grant(principal, ['Write', 'Describe'], `--transactional-id ${id}- --resource-pattern-type prefixed`, brokers)}`,
       });
     case 'Group':

@@ -1,7 +1,7 @@
-// Producers for the two guarantees. at_least_once: one idempotent producer shared by all tasks.
+// Producers for the guarantees. at_least_once: one idempotent producer shared by all tasks.
 // exactly_once: one transactional producer per task (transactionalId = <applicationId>-<taskId>),
-// because kafkajs' sendOffsets carries no group generation (no KIP-447), so fencing must come from
-// the transactional id: a new owner of the task fences the old one.
+// fenced by the transactional id: a new owner of the task fences the old one. (exactly_once_v2's
+// one producer per thread, fenced by the group generation, is thread-producer.ts.)
 // This module loads no kafkajs value (only its types); producer-grouping.ts, imported below for how
 // many records a send may carry, installs core's replacements before anything loads kafkajs.
 import type { CompressionTypes, Kafka, Message, Producer, RecordMetadata, Transaction } from 'kafkajs';

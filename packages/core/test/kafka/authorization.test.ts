@@ -53,6 +53,21 @@ describe('authorization errors', () => {
     expect(`${e!.stack}`).not.toContain(SECRET);
   });
 
+  it('a transactional id refused under exactly_once_v2: the thread id, the same prefixed ACL', () => {
+    const v2 = resolveStreamsConfig({
+      applicationId: 'orders-app',
+      brokers: 'kafka-1:9094',
+      logger: 'silent',
+      processingGuarantee: 'exactly_once_v2',
+    });
+    const e = toAuthorizationError(wrapped(protocol('TRANSACTIONAL_ID_AUTHORIZATION_FAILED')), v2);
+    expect(e).toMatchObject({ resourceType: 'TransactionalId', resourceName: 'orders-app-<processId>-1' });
+    expect(e!.message).toContain(
+      "exactly_once_v2 gives each stream thread the transactional id 'orders-app-<processId>-<thread>'",
+    );
+    expect(e!.message).toContain('--transactional-id orders-app- --resource-pattern-type prefixed');
+  });
+
   it('a group refused: the application id as the group, Read', () => {
     const e = toAuthorizationError(protocol('GROUP_AUTHORIZATION_FAILED'), config);
     expect(e).toMatchObject({ resourceType: 'Group', resourceName: 'orders-app', operation: 'Read' });
