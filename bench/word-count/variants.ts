@@ -27,10 +27,10 @@ export function isHandWritten(kind: AppKind): boolean {
   return runtime === 'kafkajs' || runtime === 'platformatic';
 }
 
-/** The processingGuarantee a kstreams app runs: exactly_once_v2, as Kafka Streams, unless `-pertask`. */
+/** The processingGuarantee a kstreams app runs: `-v2` runs exactly_once_v2 (a transaction per thread). */
 export function kstreamsGuarantee(kind: AppKind): 'exactly_once' | 'exactly_once_v2' | 'at_least_once' {
   if (!variantOf(kind).exactlyOnce) return 'at_least_once';
-  return kind === 'kstreams-eos-pertask' ? 'exactly_once' : 'exactly_once_v2';
+  return kind === 'kstreams-eos-v2' ? 'exactly_once_v2' : 'exactly_once';
 }
 
 /** A guarantee's label as in the config (kstreams' and Kafka Streams' names for it). */
@@ -66,8 +66,8 @@ export const COMPARISONS: Comparison[] = [
   // One transaction per thread (KIP-447) against one per task.
   {
     label: 'kstreams exactly_once_v2 / exactly_once (a transaction per task)',
-    num: 'kstreams-eos',
-    den: 'kstreams-eos-pertask',
+    num: 'kstreams-eos-v2',
+    den: 'kstreams-eos',
   },
   // What the metrics at info level cost (issue 15).
   {
