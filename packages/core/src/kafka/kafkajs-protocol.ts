@@ -44,3 +44,26 @@ export function compactInt32Array(encoder: KafkajsEncoder, values: number[]): Ka
   for (const v of values) encoder.writeInt32(v);
   return encoder;
 }
+
+/**
+ * A flexible response's compact array of topics, each with a compact array of partitions
+ * (`readPartition` reads one's fields; the tagged fields after each are skipped here).
+ */
+export function readTopicPartitions<P>(
+  d: KafkajsDecoder,
+  readPartition: (p: KafkajsDecoder) => P,
+): Array<{ topic: string; partitions: P[] }> {
+  return (
+    d.readUVarIntArray((t: KafkajsDecoder) => {
+      const topic = t.readUVarIntString() ?? '';
+      const partitions =
+        t.readUVarIntArray((p: KafkajsDecoder) => {
+          const partition = readPartition(p);
+          p.readTaggedFields();
+          return partition;
+        }) ?? [];
+      t.readTaggedFields();
+      return { topic, partitions };
+    }) ?? []
+  );
+}

@@ -189,6 +189,39 @@ export class SharedProducer implements TaskProducer {
   }
 }
 
+/** A transactional kafkajs producer with core's settings (a task's, or a thread's under exactly_once_v2). */
+export function transactionalProducer(
+  kafka: Kafka,
+  transactionalId: string,
+  config: Required<ProducerConfig>,
+): Producer {
+  return kafka.producer({
+    transactionalId,
+    idempotent: true,
+    maxInFlightRequests: config.maxInFlightRequests,
+    transactionTimeout: config.transactionTimeoutMs,
+    // Right after a commit the coordinator answers CONCURRENT_TRANSACTIONS until the markers are
+    // written (a few ms); kafkajs' default 300 ms first backoff would stall every transaction.
+    retry: { retries: config.retries, initialRetryTime: 10, maxRetryTime: 1_000 },
+    createPartitioner: JavaCompatiblePartitioner,
+  });
+}
+
+/**
+ * Java's initTransactions: connects and registers the transactional id with the coordinator, which
+ * bumps its epoch, fencing any older producer with this id and aborting the transaction it left open.
+ */
+export async function initTransactions(kafka: Kafka, producer: Producer): Promise<void> {
+  try {
+    await producer.connect();
+    const t = await producer.transaction();
+    await t.abort();
+  } catch (error) {
+    // A transactional id the user may not Describe shows as a coordinator not found.
+    throw explainRefusal(kafka, error);
+  }
+}
+
 /** A task's transactional producer; the transaction begins with the first send after a commit. */
 export class TransactionalTaskProducer implements TaskProducer {
   readonly transactional = true;
@@ -200,32 +233,15 @@ export class TransactionalTaskProducer implements TaskProducer {
     readonly transactionalId: string,
     readonly config: Required<ProducerConfig>,
   ) {
-    this.producer = kafka.producer({
-      transactionalId,
-      idempotent: true,
-      maxInFlightRequests: config.maxInFlightRequests,
-      transactionTimeout: config.transactionTimeoutMs,
-      // Right after a commit the coordinator answers CONCURRENT_TRANSACTIONS until the markers are
-      // written (a few ms); kafkajs' default 300 ms first backoff would stall every transaction.
-      retry: { retries: config.retries, initialRetryTime: 10, maxRetryTime: 1_000 },
-      createPartitioner: JavaCompatiblePartitioner,
-    });
+    this.producer = transactionalProducer(kafka, transactionalId, config);
   }
 
   /**
-   * Registers the transactional id with the coordinator: bumps the epoch, which fences any older
-   * producer with this id and aborts the transaction it left open. Must run before the task reads
-   * its committed offsets, so that a zombie cannot commit behind our back.
+   * Registers the transactional id (see `initTransactions`). Must run before the task reads its
+   * committed offsets, so that a zombie cannot commit behind our back.
    */
-  async initialize(): Promise<void> {
-    try {
-      await this.producer.connect();
-      const t = await this.producer.transaction();
-      await t.abort();
-    } catch (error) {
-      // A transactional id the user may not Describe shows as a coordinator not found.
-      throw explainRefusal(this.kafka, error);
-    }
+  initialize(): Promise<void> {
+    return initTransactions(this.kafka, this.producer);
   }
 
   private async begin(): Promise<Transaction> {

@@ -13,9 +13,9 @@ import {
   compactInt32Array,
   Decoder,
   Encoder,
-  type KafkajsDecoder,
   NO_TAGGED_FIELDS,
   type RequestProtocol,
+  readTopicPartitions,
 } from './kafkajs-protocol.ts';
 
 interface OffsetFetchArgs {
@@ -40,22 +40,13 @@ function decode(data: Buffer): Promise<OffsetFetchResult> {
   const d = new Decoder(data);
   d.readTaggedFields();
   const throttleTime = d.readInt32();
-  const responses =
-    d.readUVarIntArray((t: KafkajsDecoder) => {
-      const topic = t.readUVarIntString() ?? '';
-      const partitions =
-        t.readUVarIntArray((p: KafkajsDecoder) => {
-          const partition = p.readInt32();
-          const offset = p.readInt64().toString();
-          p.readInt32(); // committed leader epoch
-          const metadata = p.readUVarIntString();
-          const errorCode = p.readInt16();
-          p.readTaggedFields();
-          return { partition, offset, metadata, errorCode };
-        }) ?? [];
-      t.readTaggedFields();
-      return { topic, partitions };
-    }) ?? [];
+  const responses = readTopicPartitions(d, (p) => {
+    const partition = p.readInt32();
+    const offset = p.readInt64().toString();
+    p.readInt32(); // committed leader epoch
+    const metadata = p.readUVarIntString();
+    return { partition, offset, metadata, errorCode: p.readInt16() };
+  });
   const errorCode = d.readInt16();
   d.readTaggedFields();
   return Promise.resolve({ throttleTime: 0, clientSideThrottleTime: throttleTime, responses, errorCode });

@@ -9,9 +9,14 @@ import type { Kafka, Producer, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
-import { explainRefusal } from './client.ts';
-import { JavaCompatiblePartitioner } from './java-partitioner.ts';
-import { sendInChunks, type TaskProducer, toMessages, toOffsetTopics } from './producers.ts';
+import {
+  initTransactions,
+  sendInChunks,
+  type TaskProducer,
+  toMessages,
+  toOffsetTopics,
+  transactionalProducer,
+} from './producers.ts';
 import { type ConsumerGroupMetadata, commitOffsetsInGeneration } from './txn-offset-commit.ts';
 
 /** Right after a commit or an abort the coordinator answers CONCURRENT_TRANSACTIONS for a few ms. */
@@ -55,29 +60,16 @@ export class TransactionalThreadProducer {
   }
 
   private create(): Producer {
-    return this.kafka.producer({
-      transactionalId: this.transactionalId,
-      idempotent: true,
-      maxInFlightRequests: this.config.maxInFlightRequests,
-      transactionTimeout: this.config.transactionTimeoutMs,
-      retry: { retries: this.config.retries, initialRetryTime: 10, maxRetryTime: 1_000 },
-      createPartitioner: JavaCompatiblePartitioner,
-    });
+    return transactionalProducer(this.kafka, this.transactionalId, this.config);
   }
 
   /**
-   * Registers the transactional id: bumps its epoch, which fences an earlier producer with this id
-   * (this process before a restart of the thread) and aborts the transaction it left open.
+   * Registers the transactional id (`initTransactions`): fences an earlier producer with this id
+   * (the thread before its producer was replaced) and aborts the transaction it left open.
    */
   async initialize(): Promise<void> {
-    try {
-      await this.producer.connect();
-      const t = await this.producer.transaction();
-      await t.abort();
-      this.initialized = true;
-    } catch (error) {
-      throw explainRefusal(this.kafka, error);
-    }
+    await initTransactions(this.kafka, this.producer);
+    this.initialized = true;
   }
 
   /**

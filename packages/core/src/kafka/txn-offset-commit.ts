@@ -10,9 +10,9 @@ import { installRequestVersions, requireFromCore as require } from './kafkajs-mo
 import {
   Decoder,
   Encoder,
-  type KafkajsDecoder,
   NO_TAGGED_FIELDS,
   type RequestProtocol,
+  readTopicPartitions,
 } from './kafkajs-protocol.ts';
 
 /** What Java's ConsumerGroupMetadata holds for a transactional offset commit. */
@@ -60,18 +60,7 @@ function decode(data: Buffer): Promise<TxnOffsetCommitResult> {
   const d = new Decoder(data);
   d.readTaggedFields();
   const throttleTime = d.readInt32();
-  const topics =
-    d.readUVarIntArray((t: KafkajsDecoder) => {
-      const topic = t.readUVarIntString() ?? '';
-      const partitions =
-        t.readUVarIntArray((p: KafkajsDecoder) => {
-          const partition = { partition: p.readInt32(), errorCode: p.readInt16() };
-          p.readTaggedFields();
-          return partition;
-        }) ?? [];
-      t.readTaggedFields();
-      return { topic, partitions };
-    }) ?? [];
+  const topics = readTopicPartitions(d, (p) => ({ partition: p.readInt32(), errorCode: p.readInt16() }));
   d.readTaggedFields();
   return Promise.resolve({ throttleTime, topics });
 }
