@@ -74,7 +74,8 @@ function requestV7(args: OffsetFetchArgs): RequestProtocol<OffsetFetchResult> {
       apiName: 'OffsetFetch',
       encode: async () => {
         const e = new Encoder().writeUVarInt(NO_TAGGED_FIELDS).writeUVarIntString(args.groupId);
-        if (topics === null) e.writeUVarInt(0);
+        // As kafkajs' older versions: no topics means all of the group's (a null array).
+        if (topics === null || (topics.length === 0 && wanted === undefined)) e.writeUVarInt(0);
         else
           e.writeUVarIntArray(
             topics.map(({ topic, partitions }) =>

@@ -5,10 +5,10 @@
 // last took: once the group has moved on, the coordinator refuses them, and the tasks roll back
 // (Kafka Streams' TaskMigratedException).
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { TopicPartitionOffset } from '../kafka/admin.ts';
+import type { Kafka } from '../kafka/client.ts';
 import { groupGenerationTracked } from '../kafka/group-generation.ts';
 import { stableOffsetFetchInstalled } from '../kafka/stable-offset-fetch.ts';
 import { TransactionalThreadProducer } from '../kafka/thread-producer.ts';

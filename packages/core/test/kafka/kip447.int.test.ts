@@ -131,6 +131,9 @@ describe('KIP-447 on kafkajs', () => {
     unregister();
     const committed = await admin.stableCommittedOffsets(group, [{ topic, partition: 0 }]);
     expect(committed).toEqual([{ topic, partition: 0, offset: 5 }]);
+    // OffsetFetch v7 without topics asks for all of the group's, as kafkajs' v1-v4 do (the CLI's lag).
+    const all = await (await topics.admin()).fetchOffsets({ groupId: group });
+    expect(all.find((t) => t.topic === topic)?.partitions.find((p) => p.partition === 0)?.offset).toBe('5');
   });
 
   it('OffsetFetch v7: a stable fetch waits for the transaction committing its partition, other partitions answer at once', async () => {
