@@ -70,6 +70,12 @@ describe('word-count flags', () => {
     });
   });
 
+  it("takes exactly_once_v2 (Kafka Streams' one transaction per stream thread)", () => {
+    expect(parseWordCountArgs(['--guarantee', 'exactly_once_v2'], {})).toMatchObject({
+      guarantee: 'exactly_once_v2',
+    });
+  });
+
   it('lets a flag (--f v or --f=v) win over its variable; an empty variable counts as unset', () => {
     const options = parseWordCountArgs(['--port', '9000', '--guarantee=at_least_once', '--brokers=b:1'], {
       PORT: '8000',
@@ -87,7 +93,7 @@ describe('word-count flags', () => {
 
   it('names the flag or variable at fault and what a good value looks like', () => {
     expect(parseError(['--guarantee', 'exactly-once'])).toBe(
-      '--guarantee must be at_least_once or exactly_once, got "exactly-once"',
+      '--guarantee must be at_least_once, exactly_once or exactly_once_v2, got "exactly-once"',
     );
     expect(parseError([], { PORT: '70000' })).toBe(
       'PORT (environment) must be a TCP port (an integer from 0 to 65535), got "70000"',
@@ -142,7 +148,7 @@ describe('word-count flags', () => {
     );
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(
-      'word-count: --guarantee must be at_least_once or exactly_once, got "maybe"',
+      'word-count: --guarantee must be at_least_once, exactly_once or exactly_once_v2, got "maybe"',
     );
     expect(result.stdout).toBe('');
   });

@@ -119,11 +119,13 @@ function specs(app: AppDefaults) {
     guarantee: {
       flag: '--guarantee',
       env: 'PROCESSING_GUARANTEE',
-      help: 'at_least_once | exactly_once',
+      help: 'at_least_once | exactly_once | exactly_once_v2 (one transaction per stream thread)',
       default: 'exactly_once',
       parse(raw, source) {
-        if (raw !== 'at_least_once' && raw !== 'exactly_once') {
-          throw new UsageError(`${source} must be at_least_once or exactly_once, got ${JSON.stringify(raw)}`);
+        if (raw !== 'at_least_once' && raw !== 'exactly_once' && raw !== 'exactly_once_v2') {
+          throw new UsageError(
+            `${source} must be at_least_once, exactly_once or exactly_once_v2, got ${JSON.stringify(raw)}`,
+          );
         }
         return raw;
       },
