@@ -87,7 +87,7 @@ export function toAuthorizationError(
           context.transactionalId ?? (config.exactlyOnceV2 ? `${id}-<processId>-1` : `${id}-<taskId>`),
         fix:
           (config.exactlyOnceV2
-            ? `exactly_once_v2 gives each stream thread the transactional id '${id}-<processId>-<thread>': `
+            ? `a transaction per stream thread gives each thread the transactional id '${id}-<processId>-<thread>': `
             : `exactly_once gives each task the transactional id '${id}-<taskId>': `) +
           'allow Write and Describe on the ' +
           `transactional ids with the prefix '${id}-': ${grant(principal, ['Write', 'Describe'], `--transactional-id ${id}- --resource-pattern-type prefixed`, brokers)}`,

@@ -32,15 +32,24 @@ describe('StreamsConfig', () => {
     expect(resolveStreamsConfig({ ...base, brokers: 'a:1, b:2' }).brokers).toEqual(['a:1', 'b:2']);
   });
 
-  it("takes Kafka Streams' exactly_once_v2: exactly_once with one transaction per thread", () => {
+  it("takes Kafka Streams 4.x's exactly_once_v2 as exactly_once; one transaction per thread only when asked", () => {
     const v2 = resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once_v2' });
     expect(v2).toMatchObject({
       processingGuarantee: 'exactly_once',
       exactlyOnce: true,
-      exactlyOnceV2: true,
+      exactlyOnceV2: false,
       commitIntervalMs: 100,
     });
-    expect(resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once' }).exactlyOnceV2).toBe(false);
+    const perThread = { experimentalTransactionPerThread: true };
+    expect(
+      resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once', ...perThread }).exactlyOnceV2,
+    ).toBe(true);
+    expect(
+      resolveStreamsConfig({ ...base, processingGuarantee: 'at_least_once', ...perThread }).exactlyOnceV2,
+    ).toBe(false);
+    expect(() => resolveStreamsConfig({ ...base, experimentalTransactionPerThread: 'yes' as never })).toThrow(
+      /experimentalTransactionPerThread/,
+    );
     expect(v2.consumer.isolationLevel).toBe('read_committed');
     expect(v2.producer).toEqual(
       resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once' }).producer,

@@ -53,17 +53,18 @@ describe('authorization errors', () => {
     expect(`${e!.stack}`).not.toContain(SECRET);
   });
 
-  it('a transactional id refused under exactly_once_v2: the thread id, the same prefixed ACL', () => {
+  it('a transactional id refused with a transaction per thread: the thread id, the same prefixed ACL', () => {
     const v2 = resolveStreamsConfig({
       applicationId: 'orders-app',
       brokers: 'kafka-1:9094',
       logger: 'silent',
       processingGuarantee: 'exactly_once_v2',
+      experimentalTransactionPerThread: true,
     });
     const e = toAuthorizationError(wrapped(protocol('TRANSACTIONAL_ID_AUTHORIZATION_FAILED')), v2);
     expect(e).toMatchObject({ resourceType: 'TransactionalId', resourceName: 'orders-app-<processId>-1' });
     expect(e!.message).toContain(
-      "exactly_once_v2 gives each stream thread the transactional id 'orders-app-<processId>-<thread>'",
+      "a transaction per stream thread gives each thread the transactional id 'orders-app-<processId>-<thread>'",
     );
     expect(e!.message).toContain('--transactional-id orders-app- --resource-pattern-type prefixed');
   });

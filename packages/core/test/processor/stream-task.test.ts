@@ -188,6 +188,19 @@ describe('StreamTask', () => {
     await task.close();
   });
 
+  it('rollback takes stream time back to the last commit, so records processed again are not late', async () => {
+    const task = new StreamTask(options);
+    await task.initializeStores();
+    await task.initializeTopology();
+    task.process(input(0, 'a', 'x', 1_000));
+    await task.postCommit([]);
+    task.process(input(1, 'a', 'x', 60_000));
+    expect(task.streamTime()).toBe(60_000);
+    task.rollback();
+    expect(task.streamTime()).toBe(1_000);
+    await task.close();
+  });
+
   it('raises DeserializationError with topic, partition and offset, or skips with "continue"', async () => {
     const topology = new Topology()
       .addSource('src', 'nums', { keySerde: Serdes.String(), valueSerde: Serdes.Int32() })

@@ -68,6 +68,11 @@ export class StreamTask implements TaskServices, SinkTarget {
   private closed = false;
   private currentRecord: InputRecord | undefined;
   private streamTimeMs = -1;
+  /**
+   * Stream time at the last commit: a rollback goes back to it. Kept, it would make the records
+   * processed again look late to the windows they belong to (dropped, and their final results lost).
+   */
+  private committedStreamTimeMs = -1;
   private readonly work = new PendingWork();
   private needsCommit = false;
   private wantsCommit = false;
@@ -412,6 +417,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   ): Promise<void> {
     await this.stateManager.commit(changelogOffsets);
     this.committedConsumed = new Map(this.consumed);
+    this.committedStreamTimeMs = this.streamTimeMs;
     this.offsetsUncommitted = !offsetsCommitted;
     this.needsCommit = false;
     this.wantsCommit = false;
@@ -422,6 +428,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.caches.clear();
     this.stateManager.rollback();
     this.consumed = new Map(this.committedConsumed);
+    this.streamTimeMs = this.committedStreamTimeMs;
     this.work.clear();
     this.currentRecord = undefined;
     this.needsCommit = false;
