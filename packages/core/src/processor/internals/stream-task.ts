@@ -68,10 +68,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private closed = false;
   private currentRecord: InputRecord | undefined;
   private streamTimeMs = -1;
-  /**
-   * Stream time at the last commit: a rollback goes back to it. Kept, it would make the records
-   * processed again look late to the windows they belong to (dropped, and their final results lost).
-   */
+  /** A rollback goes back to it: else records processed again look late to their windows. */
   private committedStreamTimeMs = -1;
   private readonly work = new PendingWork();
   private needsCommit = false;
