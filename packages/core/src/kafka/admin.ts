@@ -4,6 +4,7 @@
 import './producer-grouping.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
 import { decodeUserData } from './assignor.ts';
+import { retryWhileErrorType } from './error-kinds.ts';
 import { fetchStableOffsets } from './stable-offset-fetch.ts';
 
 /** How long a task's start waits for a transaction that is committing its offsets (then retries). */
@@ -110,16 +111,11 @@ export class StreamsAdmin {
     partitions: Array<{ topic: string; partition: number }>,
   ): Promise<TopicPartitionOffset[]> {
     const topics = [...new Set(partitions.map((p) => p.topic))];
-    const deadline = Date.now() + UNSTABLE_OFFSETS_WAIT_MS;
-    for (let backoffMs = 10; ; backoffMs = Math.min(backoffMs * 2, 500)) {
-      try {
-        return await fetchStableOffsets(partitions, () => this.committedOffsets(groupId, topics));
-      } catch (error) {
-        if ((error as { type?: string }).type !== 'UNSTABLE_OFFSET_COMMIT' || Date.now() > deadline)
-          throw error;
-        await new Promise((r) => setTimeout(r, backoffMs));
-      }
-    }
+    return retryWhileErrorType(
+      'UNSTABLE_OFFSET_COMMIT',
+      () => fetchStableOffsets(partitions, () => this.committedOffsets(groupId, topics)),
+      { timeoutMs: UNSTABLE_OFFSETS_WAIT_MS, backoffMs: 10, maxBackoffMs: 500 },
+    );
   }
 
   /** The end offset (next offset to be written) of each partition of the topics. */

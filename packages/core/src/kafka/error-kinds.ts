@@ -75,3 +75,37 @@ export function isRefusedRecordsError(err: unknown): boolean {
   for (const e of causeChain(err)) if (e.type && REFUSED_RECORDS.has(e.type)) return true;
   return false;
 }
+
+/** True when the error, or an error it wraps, carries the broker's error code `type`. */
+export function hasErrorType(err: unknown, type: string): boolean {
+  for (const e of causeChain(err)) if (e.type === type) return true;
+  return false;
+}
+
+export interface RetryOptions {
+  /** Give up (throw the last error) once this long has passed since the first try. */
+  timeoutMs: number;
+  /** The first pause; each next one doubles, up to maxBackoffMs. */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+/**
+ * Runs `attempt` again while it fails with the broker error `type` (anywhere in the cause chain),
+ * for answers that mean "not yet" and that kafkajs does not retry itself.
+ */
+export async function retryWhileErrorType<T>(
+  type: string,
+  attempt: () => Promise<T>,
+  { timeoutMs, backoffMs, maxBackoffMs }: RetryOptions,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let pause = backoffMs; ; pause = Math.min(pause * 2, maxBackoffMs)) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!hasErrorType(error, type) || Date.now() + pause > deadline) throw error;
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+}

@@ -9,6 +9,7 @@ import type { Kafka, Producer, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
+import { retryWhileErrorType } from './error-kinds.ts';
 import {
   initTransactions,
   sendInChunks,
@@ -20,7 +21,7 @@ import {
 import { type ConsumerGroupMetadata, commitOffsetsInGeneration } from './txn-offset-commit.ts';
 
 /** Right after a commit or an abort the coordinator answers CONCURRENT_TRANSACTIONS for a few ms. */
-const CONCURRENT_RETRIES = 50;
+const CONCURRENT_RETRY = { timeoutMs: 5_000, backoffMs: 10, maxBackoffMs: 100 };
 
 interface PendingSend {
   records: OutputRecord[];
@@ -136,20 +137,8 @@ export class TransactionalThreadProducer {
     const t = await this.begin();
     if (offsets.length > 0) {
       const request = { consumerGroupId: groupId, topics: toOffsetTopics(offsets) };
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await t.sendOffsets(request);
-          break;
-        } catch (error) {
-          // kafkajs does not retry AddOffsetsToTxn's CONCURRENT_TRANSACTIONS itself.
-          if (
-            (error as { type?: string }).type !== 'CONCURRENT_TRANSACTIONS' ||
-            attempt >= CONCURRENT_RETRIES
-          )
-            throw error;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      }
+      // kafkajs does not retry AddOffsetsToTxn's CONCURRENT_TRANSACTIONS itself.
+      await retryWhileErrorType('CONCURRENT_TRANSACTIONS', () => t.sendOffsets(request), CONCURRENT_RETRY);
     }
     await t.commit();
     this.transaction = undefined;

@@ -8,7 +8,12 @@ import {
   KafkaJSProtocolError,
 } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { isFencedError, isRefusedRecordsError, isRetriableError } from '../../src/kafka/error-kinds.ts';
+import {
+  isFencedError,
+  isRefusedRecordsError,
+  isRetriableError,
+  retryWhileErrorType,
+} from '../../src/kafka/error-kinds.ts';
 
 const protocol = (type: string, retriable: boolean) =>
   new KafkaJSProtocolError(Object.assign(new Error(`broker says ${type}`), { type, code: 0, retriable }));
@@ -49,5 +54,62 @@ describe('error kinds', () => {
     expect(isFencedError(protocol('INVALID_PRODUCER_EPOCH', false))).toBe(true);
     expect(isFencedError(wrapped(protocol('PRODUCER_FENCED', false)))).toBe(true);
     expect(isFencedError(protocol('NOT_LEADER_FOR_PARTITION', true))).toBe(false);
+  });
+});
+
+describe('retryWhileErrorType', () => {
+  const options = { timeoutMs: 2_000, backoffMs: 1, maxBackoffMs: 4 };
+
+  it('tries again while the error, also wrapped by kafkajs, has the type; then returns the answer', async () => {
+    const failures = [
+      protocol('UNSTABLE_OFFSET_COMMIT', false),
+      wrapped(protocol('UNSTABLE_OFFSET_COMMIT', false)),
+    ];
+    let calls = 0;
+    const answer = await retryWhileErrorType(
+      'UNSTABLE_OFFSET_COMMIT',
+      async () => {
+        calls++;
+        const failure = failures.shift();
+        if (failure) throw failure;
+        return 42;
+      },
+      options,
+    );
+    expect(answer).toBe(42);
+    expect(calls).toBe(3);
+  });
+
+  it('throws any other error at once', async () => {
+    let calls = 0;
+    const other = protocol('CONCURRENT_TRANSACTIONS', true);
+    await expect(
+      retryWhileErrorType(
+        'UNSTABLE_OFFSET_COMMIT',
+        async () => {
+          calls++;
+          throw other;
+        },
+        options,
+      ),
+    ).rejects.toBe(other);
+    expect(calls).toBe(1);
+  });
+
+  it('gives up with the last error once the time is over', async () => {
+    let calls = 0;
+    const started = Date.now();
+    await expect(
+      retryWhileErrorType(
+        'CONCURRENT_TRANSACTIONS',
+        async () => {
+          calls++;
+          throw protocol('CONCURRENT_TRANSACTIONS', true);
+        },
+        { timeoutMs: 50, backoffMs: 5, maxBackoffMs: 10 },
+      ),
+    ).rejects.toThrow('CONCURRENT_TRANSACTIONS');
+    expect(calls).toBeGreaterThan(2);
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

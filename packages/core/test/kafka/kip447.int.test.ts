@@ -8,6 +8,7 @@ import type { Consumer, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { StreamsAdmin } from '../../src/kafka/admin.ts';
+import { retryWhileErrorType } from '../../src/kafka/error-kinds.ts';
 import { groupGeneration } from '../../src/kafka/group-generation.ts';
 import { type ConsumerGroupMetadata, commitOffsetsInGeneration } from '../../src/kafka/txn-offset-commit.ts';
 
@@ -60,15 +61,12 @@ async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void
 type Transaction = Awaited<ReturnType<Producer['transaction']>>;
 
 /** kafkajs does not retry AddOffsetsToTxn's CONCURRENT_TRANSACTIONS (the last abort's markers). */
-async function sendOffsets(t: Transaction, o: Parameters<Transaction['sendOffsets']>[0]): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await t.sendOffsets(o);
-    } catch (error) {
-      if ((error as { type?: string }).type !== 'CONCURRENT_TRANSACTIONS' || attempt > 50) throw error;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+function sendOffsets(t: Transaction, o: Parameters<Transaction['sendOffsets']>[0]): Promise<void> {
+  return retryWhileErrorType('CONCURRENT_TRANSACTIONS', () => t.sendOffsets(o), {
+    timeoutMs: 5_000,
+    backoffMs: 10,
+    maxBackoffMs: 100,
+  });
 }
 
 const offsets = (partition: number, offset: number) => ({

@@ -7,6 +7,7 @@ import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '.
 import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
 import { taskIdToString } from '../task-id.ts';
+import { CommitPoint } from './commit-point.ts';
 import { TaskExceptionHandling } from './exception-handling.ts';
 import { OperatorDrops } from './operator-drops.ts';
 import { isPromise, PendingWork } from './pending-work.ts';
@@ -67,16 +68,8 @@ export class StreamTask implements TaskServices, SinkTarget {
   private topologyInitialized = false;
   private closed = false;
   private currentRecord: InputRecord | undefined;
-  private streamTimeMs = -1;
-  /** A rollback goes back to it: else records processed again look late to their windows. */
-  private committedStreamTimeMs = -1;
   private readonly work = new PendingWork();
-  private needsCommit = false;
-  private wantsCommit = false;
-  private consumed = new Map<string, number>();
-  private committedConsumed = new Map<string, number>();
-  /** Stores moved on but the offsets did not reach Kafka (stale generation): commit them again. */
-  private offsetsUncommitted = false;
+  private readonly point = new CommitPoint();
   private processedRecords = 0;
 
   constructor(options: StreamTaskOptions) {
@@ -117,7 +110,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       applicationId: this.applicationId,
       partition: this.id.partition,
       onCommitRequested: () => {
-        this.wantsCommit = true;
+        this.point.wantsCommit = true;
       },
     });
     for (const storeBuilder of group.stores) this.stateManager.register(storeBuilder);
@@ -189,13 +182,13 @@ export class StreamTask implements TaskServices, SinkTarget {
         `Task ${this.idString} does not read topic '${record.topic}' (it reads ${[...this.sources.keys()].join(', ')})`,
       );
     }
-    this.needsCommit = true;
+    this.point.needsCommit = true;
     const deserialized = this.deserializer.deserialize(source, record);
     if (deserialized === undefined) {
       this.markConsumed(record);
       return;
     }
-    if (record.timestamp > this.streamTimeMs) this.streamTimeMs = record.timestamp;
+    this.point.advanceStreamTime(record.timestamp);
     this.currentRecord = record;
     this.processedRecords += 1;
     source.process(deserialized);
@@ -213,7 +206,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   }
 
   private markConsumed(record: InputRecord): void {
-    this.consumed.set(record.topic, record.offset + 1);
+    this.point.consume(record.topic, record.offset + 1);
   }
 
   /**
@@ -221,9 +214,7 @@ export class StreamTask implements TaskServices, SinkTarget {
    * so the committed offset reaches the log end, as Kafka Streams commits the consumer's position.
    */
   skipTo(topic: string, offset: number): void {
-    if (offset <= (this.consumed.get(topic) ?? -1)) return;
-    this.consumed.set(topic, offset);
-    this.needsCommit = true;
+    this.point.skipTo(topic, offset);
   }
 
   /** TaskServices: called by contexts and source nodes. */
@@ -317,11 +308,11 @@ export class StreamTask implements TaskServices, SinkTarget {
   }
 
   requestCommit(): void {
-    this.wantsCommit = true;
+    this.point.wantsCommit = true;
   }
 
   streamTime(): number {
-    return this.streamTimeMs;
+    return this.point.streamTimeMs;
   }
 
   wallClockTime(): number {
@@ -340,8 +331,9 @@ export class StreamTask implements TaskServices, SinkTarget {
   }
 
   private punctuateStreamTime(): void | Promise<void> {
-    if (this.punctuation.streamTime.size === 0 || this.streamTimeMs < 0) return;
-    return this.runPunctuators(this.punctuation.streamTime, this.streamTimeMs);
+    const streamTimeMs = this.point.streamTimeMs;
+    if (this.punctuation.streamTime.size === 0 || streamTimeMs < 0) return;
+    return this.runPunctuators(this.punctuation.streamTime, streamTimeMs);
   }
 
   /** Fires the wall-clock punctuators due at `now`. */
@@ -355,7 +347,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       this.wrapError(owner, error, 'while punctuating');
     const fired = this.punctuation.fire(queue, now, {
       onDue: (count) => {
-        this.needsCommit = true;
+        this.point.needsCommit = true;
         this.options.onPunctuate?.(count);
       },
       wrap,
@@ -367,11 +359,11 @@ export class StreamTask implements TaskServices, SinkTarget {
   // ---- commit ----
 
   get commitNeeded(): boolean {
-    return this.needsCommit || this.offsetsUncommitted;
+    return this.point.commitNeeded;
   }
 
   get commitRequested(): boolean {
-    return this.wantsCommit;
+    return this.point.wantsCommit;
   }
 
   /** Records dropped since the task was created: by an exception handler, or by an operator. */
@@ -400,7 +392,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   /** Next offset (last processed + 1) of each input partition processed since creation. */
   consumedOffsets(): CheckpointEntry[] {
-    return [...this.consumed].map(([topic, offset]) => ({ topic, partition: this.id.partition, offset }));
+    return this.point.consumedOffsets(this.id.partition);
   }
 
   /**
@@ -413,23 +405,16 @@ export class StreamTask implements TaskServices, SinkTarget {
     { offsetsCommitted = true }: { offsetsCommitted?: boolean } = {},
   ): Promise<void> {
     await this.stateManager.commit(changelogOffsets);
-    this.committedConsumed = new Map(this.consumed);
-    this.committedStreamTimeMs = this.streamTimeMs;
-    this.offsetsUncommitted = !offsetsCommitted;
-    this.needsCommit = false;
-    this.wantsCommit = false;
+    this.point.committed(offsetsCommitted);
   }
 
   /** Drops the buffered store writes and the offsets consumed since the last commit. */
   rollback(): void {
     this.caches.clear();
     this.stateManager.rollback();
-    this.consumed = new Map(this.committedConsumed);
-    this.streamTimeMs = this.committedStreamTimeMs;
+    this.point.rollback();
     this.work.clear();
     this.currentRecord = undefined;
-    this.needsCommit = false;
-    this.wantsCommit = false;
   }
 
   /** Closes processors and stores; commits nothing (buffered writes are dropped). */
