@@ -36,11 +36,16 @@ interface Run {
   truth: Map<string, number>;
 }
 
-async function killRun(
-  guarantee: 'exactly_once' | 'at_least_once',
-  topology = 'suppressed-windowed-count',
-): Promise<Run> {
-  const tag = `${guarantee === 'exactly_once' ? 'eos' : 'alo'}${topology === 'suppressed-windowed-count' ? '' : '-close'}`;
+type Guarantee = 'exactly_once' | 'exactly_once_v2' | 'at_least_once';
+const TAGS: Record<Guarantee, string> = {
+  exactly_once: 'eos',
+  exactly_once_v2: 'eos2',
+  at_least_once: 'alo',
+};
+
+async function killRun(guarantee: Guarantee, topology = 'suppressed-windowed-count'): Promise<Run> {
+  const exactlyOnce = guarantee !== 'at_least_once';
+  const tag = `${TAGS[guarantee]}${topology === 'suppressed-windowed-count' ? '' : '-close'}`;
   const input = await topics.create(`suppress-${tag}-in`, PARTITIONS);
   const output = await topics.create(`suppress-${tag}-out`, PARTITIONS);
   const applicationId = uniqueName(`suppress-${tag}-app`);
@@ -69,7 +74,7 @@ async function killRun(
     OUTPUT_TOPIC: output,
     TOPOLOGY: topology,
     PROCESSING_GUARANTEE: guarantee,
-    COMMIT_INTERVAL_MS: guarantee === 'exactly_once' ? '100' : '500',
+    COMMIT_INTERVAL_MS: exactlyOnce ? '100' : '500',
   };
   const instance = () => {
     const app = new ChildApp({ ...env, STATE_DIR: mkdtempSync(join(tmpdir(), `kstreams-suppress-${tag}-`)) });
@@ -77,7 +82,7 @@ async function killRun(
     return app.start();
   };
   const apps = [instance(), instance(), instance()];
-  const rand = prng(guarantee === 'exactly_once' ? 5 : 13);
+  const rand = prng(exactlyOnce ? 5 : 13);
   // Kill a random instance every few seconds while the windows are being counted, then restart it
   // (its LevelDB state survives, as after a crash; the restore replays the changelogs' tails).
   for (let round = 0; round < 3; round++) {
@@ -110,13 +115,18 @@ function expectExactlyOnce(truth: Map<string, number>, results: { window: string
 }
 
 describe('suppress(untilWindowCloses) across SIGKILLs', () => {
-  it('exactly_once: every window has exactly one final result, the true count', async () => {
-    const { output, truth } = await killRun('exactly_once');
-    const results = decode(
-      await readTopic(output, allWindowsSeen(truth), { timeoutMs: 120_000, settleMs: 3000 }),
-    );
-    expectExactlyOnce(truth, results);
-  }, 180_000);
+  // exactly_once_v2: the tests' word-count app turns on the transaction per thread with it.
+  it.each(['exactly_once', 'exactly_once_v2'] as const)(
+    '%s: every window has exactly one final result, the true count',
+    async (guarantee) => {
+      const { output, truth } = await killRun(guarantee);
+      const results = decode(
+        await readTopic(output, allWindowsSeen(truth), { timeoutMs: 120_000, settleMs: 3000 }),
+      );
+      expectExactlyOnce(truth, results);
+    },
+    180_000,
+  );
 
   it('exactly_once with EmitStrategy.onWindowClose instead: the same, exactly once each', async () => {
     const { output, truth } = await killRun('exactly_once', 'emit-on-close-windowed-count');

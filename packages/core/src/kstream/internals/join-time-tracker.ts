@@ -1,4 +1,5 @@
 import type { TaskId } from '../../processor/task-id.ts';
+import { ObservedStreamTime } from './observed-stream-time.ts';
 
 /** Kafka Streams' Long.MAX_VALUE for `minTime`: nothing known to be waiting. */
 export const NO_MIN_TIME = Number.MAX_SAFE_INTEGER;
@@ -11,7 +12,7 @@ export const NO_MIN_TIME = Number.MAX_SAFE_INTEGER;
  * Streams skips it (the skip changes output in edge cases).
  */
 export class JoinTimeTracker {
-  streamTime = -1;
+  private readonly observed: ObservedStreamTime;
   minTime = NO_MIN_TIME;
   /** The input record whose processing last scanned the shared store (see KStreamKStreamJoinProcessor). */
   lastScan: string | undefined;
@@ -19,8 +20,17 @@ export class JoinTimeTracker {
   seenRollbacks = 0;
   private chain: Promise<void> = Promise.resolve();
 
+  /** `context`: a processor context of the task, whose rollbacks take stream time back. */
+  constructor(context: object) {
+    this.observed = new ObservedStreamTime(context);
+  }
+
+  get streamTime(): number {
+    return this.observed.ms;
+  }
+
   advanceStreamTime(timestamp: number): void {
-    if (timestamp > this.streamTime) this.streamTime = timestamp;
+    this.observed.observe(timestamp);
   }
 
   updateMinTime(timestamp: number): void {
@@ -48,11 +58,11 @@ export class JoinTimeTracker {
 export class JoinTimeTrackers {
   private readonly byTask = new WeakMap<TaskId, JoinTimeTracker>();
 
-  get(taskId: TaskId): JoinTimeTracker {
-    let tracker = this.byTask.get(taskId);
+  get(context: { readonly taskId: TaskId }): JoinTimeTracker {
+    let tracker = this.byTask.get(context.taskId);
     if (tracker === undefined) {
-      tracker = new JoinTimeTracker();
-      this.byTask.set(taskId, tracker);
+      tracker = new JoinTimeTracker(context);
+      this.byTask.set(context.taskId, tracker);
     }
     return tracker;
   }

@@ -47,7 +47,7 @@ export class KStreamJoinWindowProcessor implements Processor<unknown, unknown, u
   init(context: Ctx): void {
     this.ctx = context;
     this.store = context.getStateStore(this.storeName);
-    this.tracker = this.trackers.get(context.taskId);
+    this.tracker = this.trackers.get(context);
   }
 
   process(record: AnyRecord): void | Promise<void> {
@@ -102,7 +102,7 @@ export class KStreamKStreamJoinProcessor implements Processor<unknown, unknown, 
     const { outerStoreName } = this.options;
     this.outerStore =
       outerStoreName === undefined ? undefined : context.getStateStore<OuterJoinStore>(outerStoreName);
-    this.tracker = this.options.trackers.get(context.taskId);
+    this.tracker = this.options.trackers.get(context);
   }
 
   process(record: AnyRecord): Promise<void> {

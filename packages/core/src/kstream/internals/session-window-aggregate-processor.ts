@@ -5,6 +5,7 @@ import type { Windowed } from '../../windowed.ts';
 import type { SessionWindows } from '../session-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
+import { ObservedStreamTime } from './observed-stream-time.ts';
 import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
@@ -22,7 +23,7 @@ export class SessionWindowAggregateProcessor
   private ctx!: Ctx;
   private store!: SessionStore<unknown, unknown> & LastWriteTracking;
   private forwarder!: TimestampedTupleForwarder;
-  private observedStreamTime = -1;
+  private observedStreamTime!: ObservedStreamTime;
 
   constructor(
     private readonly storeName: string,
@@ -34,6 +35,7 @@ export class SessionWindowAggregateProcessor
 
   init(context: Ctx): void {
     this.ctx = context;
+    this.observedStreamTime = new ObservedStreamTime(context);
     this.store = context.getStateStore<SessionStore<unknown, unknown> & LastWriteTracking>(this.storeName);
     this.forwarder = new TimestampedTupleForwarder(
       context as ProcessorContext<unknown, unknown>,
@@ -49,8 +51,7 @@ export class SessionWindowAggregateProcessor
       return;
     }
     const { inactivityGapMs: gap, graceMs } = this.windows;
-    this.observedStreamTime = Math.max(this.observedStreamTime, timestamp);
-    const closeTime = this.observedStreamTime - graceMs - gap;
+    const closeTime = this.observedStreamTime.observe(timestamp) - graceMs - gap;
     const merged: SessionEntry<unknown, unknown>[] = [];
     let start = timestamp;
     let end = timestamp;

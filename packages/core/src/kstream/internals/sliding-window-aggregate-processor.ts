@@ -6,6 +6,7 @@ import type { Window, Windowed } from '../../windowed.ts';
 import type { SlidingWindows } from '../sliding-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
+import { ObservedStreamTime } from './observed-stream-time.ts';
 import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
@@ -41,7 +42,7 @@ export class SlidingWindowAggregateProcessor
   private ctx!: Ctx;
   private store!: TypedWindowStore<unknown, ValueAndTimestamp<unknown>>;
   private forwarder!: TimestampedTupleForwarder;
-  private observedStreamTime = -1;
+  private observedStreamTime!: ObservedStreamTime;
   private readonly d: number;
 
   constructor(
@@ -55,6 +56,7 @@ export class SlidingWindowAggregateProcessor
 
   init(context: Ctx): void {
     this.ctx = context;
+    this.observedStreamTime = new ObservedStreamTime(context);
     this.store = timestampedWindowView(
       context.getStateStore<TypedWindowStore<unknown, unknown>>(this.storeName),
     );
@@ -70,8 +72,7 @@ export class SlidingWindowAggregateProcessor
       droppedRecord(this.ctx, 'null key or value');
       return;
     }
-    this.observedStreamTime = Math.max(this.observedStreamTime, record.timestamp);
-    const closeTime = this.observedStreamTime - this.windows.graceMs;
+    const closeTime = this.observedStreamTime.observe(record.timestamp) - this.windows.graceMs;
     if (record.timestamp + this.d < closeTime) {
       droppedRecord(this.ctx, 'late: its windows have closed');
       return;

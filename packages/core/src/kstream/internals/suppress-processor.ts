@@ -5,6 +5,7 @@ import type { Eviction, TimeOrderedKeyValueBuffer } from '../../state/time-order
 import type { Windowed } from '../../windowed.ts';
 import type { BufferFullStrategy, BufferTimeDefinition } from '../suppressed.ts';
 import { Change } from './change.ts';
+import { ObservedStreamTime } from './observed-stream-time.ts';
 
 export interface SuppressionSpec {
   readonly nodeName: string;
@@ -32,28 +33,25 @@ export class KTableSuppressProcessor
 {
   private ctx!: Ctx;
   private buffer!: TimeOrderedKeyValueBuffer<unknown, unknown>;
-  private observedStreamTime = -1;
+  private observedStreamTime!: ObservedStreamTime;
 
   constructor(private readonly spec: SuppressionSpec) {}
 
   init(context: Ctx): void {
     this.ctx = context;
     this.buffer = context.getStateStore(this.spec.storeName);
+    this.observedStreamTime = new ObservedStreamTime(context);
   }
 
   process(record: Record<unknown, Change<unknown>>): void | Promise<void> {
-    // The buffer's time index is rebuilt after the restore and after a rollback. Stream time starts
-    // again too: the records since the last commit come again, and a stream time kept from the
-    // rolled-back ones would emit windows before those records are back in them.
-    if (this.buffer.needsLoad) {
-      this.observedStreamTime = -1;
-      return this.buffer.load().then(() => this.suppress(record));
-    }
+    // The buffer's time index is rebuilt after the restore and after a rollback (whose stream time
+    // went back to the last commit's with it).
+    if (this.buffer.needsLoad) return this.buffer.load().then(() => this.suppress(record));
     this.suppress(record);
   }
 
   private suppress(record: Record<unknown, Change<unknown>>): void {
-    this.observedStreamTime = Math.max(this.observedStreamTime, record.timestamp);
+    this.observedStreamTime.observe(record.timestamp);
     const time =
       this.spec.timeDefinition === 'window-end'
         ? (record.key as Windowed<unknown>).window.end
@@ -70,7 +68,7 @@ export class KTableSuppressProcessor
   }
 
   private enforceConstraints(): void {
-    const expiryTime = this.observedStreamTime - this.spec.suppressDurationMs;
+    const expiryTime = this.observedStreamTime.ms - this.spec.suppressDurationMs;
     const emit = (eviction: Eviction<unknown, unknown>) => this.emit(eviction);
     this.buffer.evictWhile(() => this.buffer.minTimestamp() <= expiryTime, emit);
     if (!this.overCapacity()) return;

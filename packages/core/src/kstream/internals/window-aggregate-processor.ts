@@ -6,6 +6,7 @@ import type { Windowed } from '../../windowed.ts';
 import type { TimeWindows } from '../time-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
+import { ObservedStreamTime } from './observed-stream-time.ts';
 import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
 import type { WindowCloseEmitter } from './window-close-emitter.ts';
 
@@ -22,7 +23,7 @@ export class WindowAggregateProcessor
   private ctx!: Ctx;
   private store!: TypedWindowStore<unknown, ValueAndTimestamp<unknown>>;
   private forwarder!: TimestampedTupleForwarder;
-  private observedStreamTime = -1;
+  private observedStreamTime!: ObservedStreamTime;
 
   constructor(
     private readonly storeName: string,
@@ -35,6 +36,7 @@ export class WindowAggregateProcessor
 
   init(context: Ctx): void {
     this.ctx = context;
+    this.observedStreamTime = new ObservedStreamTime(context);
     this.store = timestampedWindowView(
       context.getStateStore<TypedWindowStore<unknown, unknown>>(this.storeName),
     );
@@ -53,8 +55,7 @@ export class WindowAggregateProcessor
       droppedRecord(this.ctx, 'null key');
       return;
     }
-    this.observedStreamTime = Math.max(this.observedStreamTime, record.timestamp);
-    const closeTime = this.observedStreamTime - this.windows.graceMs;
+    const closeTime = this.observedStreamTime.observe(record.timestamp) - this.windows.graceMs;
     for (const window of this.windows.windowsFor(record.timestamp)) {
       if (window.end <= closeTime) {
         droppedRecord(this.ctx, 'late: its window has closed');

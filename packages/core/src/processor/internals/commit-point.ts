@@ -1,6 +1,15 @@
 import type { CheckpointEntry } from '@kstreams/state-store';
 
 /**
+ * Processor state kept outside the stores (an operator's observed stream time) that must follow
+ * the task's commits and rollbacks as the stores do.
+ */
+export interface CommitListener {
+  committed(): void;
+  rolledBack(): void;
+}
+
+/**
  * What a task has done since its last commit, and what that commit was: the consumed offsets and
  * stream time to commit next, the ones a rollback returns to, and whether a commit is needed
  * (work done) or requested (by a processor or a store). StreamTask owns one; keeping the pairs
@@ -19,6 +28,11 @@ export class CommitPoint {
   private committedConsumed = new Map<string, number>();
   /** Stores moved on but the offsets did not reach Kafka (stale generation): commit them again. */
   private offsetsUncommitted = false;
+  private readonly listeners: CommitListener[] = [];
+
+  listen(listener: CommitListener): void {
+    this.listeners.push(listener);
+  }
 
   get commitNeeded(): boolean {
     return this.needsCommit || this.offsetsUncommitted;
@@ -52,6 +66,7 @@ export class CommitPoint {
     this.offsetsUncommitted = !offsetsCommitted;
     this.needsCommit = false;
     this.wantsCommit = false;
+    for (const listener of this.listeners) listener.committed();
   }
 
   /** Back to the last commit's offsets and stream time. */
@@ -60,5 +75,6 @@ export class CommitPoint {
     this.streamTimeMs = this.committedStreamTimeMs;
     this.needsCommit = false;
     this.wantsCommit = false;
+    for (const listener of this.listeners) listener.rolledBack();
   }
 }

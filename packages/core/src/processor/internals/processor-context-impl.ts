@@ -9,6 +9,7 @@ import type {
 } from '../processor.ts';
 import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
+import type { CommitListener } from './commit-point.ts';
 import type { DefaultSerdes } from './serde-resolver.ts';
 
 /** What a node's context needs from its task. */
@@ -38,6 +39,8 @@ export interface TaskServices {
   readonly defaultSerdes?: DefaultSerdes;
   /** A record cache for a DSL store; undefined when the instance caches nothing. */
   recordCache?<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined;
+  /** Told of the task's commits and rollbacks (state a DSL operator keeps beside its stores). */
+  onCommitAndRollback?(listener: CommitListener): void;
 }
 
 export interface RuntimeNodeRef {
@@ -98,6 +101,11 @@ export class ProcessorContextImpl implements ProcessorContext<unknown, unknown> 
   /** Internal: for the DSL's materializing operators (Kafka Streams' caching layer). */
   recordCache<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined {
     return this.task.recordCache?.(storeName, forward);
+  }
+
+  /** Internal: for the DSL's operators' observed stream time, which rolls back with the task. */
+  onCommitAndRollback(listener: CommitListener): void {
+    this.task.onCommitAndRollback?.(listener);
   }
 
   /** Internal: for the DSL's operators (Kafka Streams' dropped-records sensor). */

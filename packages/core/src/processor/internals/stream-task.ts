@@ -7,7 +7,7 @@ import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '.
 import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskId } from '../task-id.ts';
 import { taskIdToString } from '../task-id.ts';
-import { CommitPoint } from './commit-point.ts';
+import { type CommitListener, CommitPoint } from './commit-point.ts';
 import { TaskExceptionHandling } from './exception-handling.ts';
 import { OperatorDrops } from './operator-drops.ts';
 import { isPromise, PendingWork } from './pending-work.ts';
@@ -309,6 +309,10 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   requestCommit(): void {
     this.point.wantsCommit = true;
+  }
+
+  onCommitAndRollback(listener: CommitListener): void {
+    this.point.listen(listener);
   }
 
   streamTime(): number {
