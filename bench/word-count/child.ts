@@ -68,7 +68,6 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
     applicationId: args.appId,
     brokers: args.brokers,
     processingGuarantee: kstreamsGuarantee(args.kind),
-    experimentalTransactionPerThread: kstreamsGuarantee(args.kind) === 'exactly_once_v2',
     stateDir: args.stateDir,
     ...(args.commitIntervalMs === undefined ? {} : { commitIntervalMs: args.commitIntervalMs }),
     logger: 'warn',

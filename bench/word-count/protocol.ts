@@ -4,8 +4,8 @@
  * `kafkajs` and `platformatic`: the hand-written word count on kafkajs and on @platformatic/kafka.
  * `kstreams-alo-nometrics`: at_least_once with `metrics.recordingLevel: 'off'` (the others record at
  * info). `kstreams-alo` and `kstreams-eos` run kstreams' defaults (`kstreams-eos*` under
- * `exactly_once`, a transaction per task; `kstreams-eos-v2` under `exactly_once_v2` with
- * `experimentalTransactionPerThread`, a transaction per thread, the mode the Java app runs), `*-nocache` set
+ * `exactly_once`, a transaction per task; `kstreams-eos-v2` under `exactly_once_v2`, a transaction
+ * per thread, the mode the Java app runs), `*-nocache` set
  * `statestoreCacheMaxBytes: 0`; `java-*` run Kafka Streams (java/WordCountBench.java), `-cache` with
  * its default `statestore.cache.max.bytes` (10 MB), `-nocache` with 0. See variants.ts.
  */

@@ -9,10 +9,11 @@ import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './excep
 import { resolveSasl, resolveSsl } from './security-config.ts';
 
 /**
- * `exactly_once_v2` is Kafka Streams 4.x's name for its exactly-once guarantee, accepted so that a
- * ported config works; it runs as `exactly_once` (a transactional producer per task, fenced by the
- * task's transactional id). Kafka Streams' one transaction per stream thread (KIP-447) is behind
- * `experimentalTransactionPerThread` until it passes every crash test.
+ * The two exactly-once guarantees are Kafka Streams': `exactly_once_v2` (its default since 3.0)
+ * commits all the tasks of a stream thread in one transaction, fenced by the consumer group
+ * generation (KIP-447); `exactly_once` gives each task a transactional producer of its own, fenced
+ * by the task's transactional id. Both are exactly once; v2 needs one producer per thread instead
+ * of one per task.
  */
 export type ProcessingGuarantee = 'at_least_once' | 'exactly_once' | 'exactly_once_v2';
 
@@ -92,13 +93,6 @@ export interface StreamsConfig extends ExceptionHandlerSettings {
   producer?: ProducerConfig;
   consumer?: ConsumerConfig;
   /**
-   * Experimental, exactly-once only: one transaction per stream thread for all its tasks, fenced by
-   * the consumer group generation (KIP-447, as Kafka Streams' exactly_once_v2), instead of one per
-   * task. Not the default: one crash test (suppression, 3 instances, SIGKILLs) still fails now and
-   * then with it (docs/architecture.md).
-   */
-  experimentalTransactionPerThread?: boolean;
-  /**
    * Kafka Streams' `metrics.recording.level`: `info` (default) records thread, task, lag, restore
    * and transaction metrics; `debug` adds the state stores'; `off` records nothing (benchmarks).
    */
@@ -120,7 +114,7 @@ export interface ResolvedConfig {
   };
   processingGuarantee: 'at_least_once' | 'exactly_once';
   exactlyOnce: boolean;
-  /** experimentalTransactionPerThread under exactly-once: one transaction per stream thread, not per task. */
+  /** exactly_once_v2: one transaction per stream thread, not per task. */
   exactlyOnceV2: boolean;
   commitIntervalMs: number;
   stateDir: string;
@@ -169,7 +163,13 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string | undefined> = {
   producer: 'object',
   consumer: 'object',
   metrics: "{ recordingLevel: 'info' | 'debug' | 'off' }",
-  experimentalTransactionPerThread: 'boolean',
+};
+
+/** Keys of earlier versions, with what replaced them. */
+const REMOVED_KEYS: Record<string, string> = {
+  experimentalTransactionPerThread:
+    "processingGuarantee 'exactly_once_v2' runs one transaction per stream thread now; remove the key " +
+    "(or use 'exactly_once' for one transaction per task)",
 };
 
 const PRODUCER_KEYS = [
@@ -198,7 +198,8 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   const problems: string[] = [];
   const raw = (input ?? {}) as unknown as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
-    if (!(key in KNOWN_KEYS)) problems.push(`unknown key "${key}"`);
+    if (key in REMOVED_KEYS) problems.push(`"${key}" was removed: ${REMOVED_KEYS[key]}`);
+    else if (!(key in KNOWN_KEYS)) problems.push(`unknown key "${key}"`);
   }
   const isPositiveInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
   const expect = (key: keyof StreamsConfig, ok: boolean) => {
@@ -243,7 +244,6 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     raw.statestoreCacheMaxBytes === 0 || isPositiveInt(raw.statestoreCacheMaxBytes),
   );
   expect('taskStallTimeoutMs', raw.taskStallTimeoutMs === 0 || isPositiveInt(raw.taskStallTimeoutMs));
-  expect('experimentalTransactionPerThread', typeof raw.experimentalTransactionPerThread === 'boolean');
   expect(
     'maxTaskIdleMs',
     raw.maxTaskIdleMs === 0 || raw.maxTaskIdleMs === -1 || isPositiveInt(raw.maxTaskIdleMs),
@@ -409,7 +409,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     kafkaClient,
     processingGuarantee: guarantee,
     exactlyOnce,
-    exactlyOnceV2: exactlyOnce && raw.experimentalTransactionPerThread === true,
+    exactlyOnceV2: raw.processingGuarantee === 'exactly_once_v2',
     commitIntervalMs,
     stateDir: (raw.stateDir as string | undefined) ?? join(tmpdir(), 'kstreams'),
     defaultKeySerde: raw.defaultKeySerde as Serde<unknown> | undefined,

@@ -37,9 +37,9 @@ export class ThreadTransaction {
   ) {
     if (!groupGenerationTracked() || !txnOffsetCommitV3Installed() || !stableOffsetFetchInstalled())
       throw new Error(
-        'experimentalTransactionPerThread needs the KIP-447 requests @kstreams/core adds to kafkajs, and it ' +
+        "processingGuarantee 'exactly_once_v2' needs the KIP-447 requests @kstreams/core adds to kafkajs, and it " +
           "cannot reach kafkajs' files (bundled into one file?). Keep kafkajs an external module of the bundle, " +
-          'or leave experimentalTransactionPerThread off (one transaction per task).',
+          "or use 'exactly_once' (one transaction per task, no KIP-447).",
       );
     // Kafka Streams' <application.id>-<process id>-<thread>: a new id per start, since fencing comes
     // from the group generation, not from the transactional id.

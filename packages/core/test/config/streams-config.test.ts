@@ -32,23 +32,19 @@ describe('StreamsConfig', () => {
     expect(resolveStreamsConfig({ ...base, brokers: 'a:1, b:2' }).brokers).toEqual(['a:1', 'b:2']);
   });
 
-  it("takes Kafka Streams 4.x's exactly_once_v2 as exactly_once; one transaction per thread only when asked", () => {
+  it("runs Kafka Streams' exactly_once_v2 with one transaction per thread, exactly_once with one per task", () => {
     const v2 = resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once_v2' });
     expect(v2).toMatchObject({
       processingGuarantee: 'exactly_once',
       exactlyOnce: true,
-      exactlyOnceV2: false,
+      exactlyOnceV2: true,
       commitIntervalMs: 100,
     });
-    const perThread = { experimentalTransactionPerThread: true };
-    expect(
-      resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once', ...perThread }).exactlyOnceV2,
-    ).toBe(true);
-    expect(
-      resolveStreamsConfig({ ...base, processingGuarantee: 'at_least_once', ...perThread }).exactlyOnceV2,
-    ).toBe(false);
-    expect(() => resolveStreamsConfig({ ...base, experimentalTransactionPerThread: 'yes' as never })).toThrow(
-      /experimentalTransactionPerThread/,
+    expect(resolveStreamsConfig({ ...base, processingGuarantee: 'exactly_once' }).exactlyOnceV2).toBe(false);
+    expect(resolveStreamsConfig({ ...base, processingGuarantee: 'at_least_once' }).exactlyOnceV2).toBe(false);
+    // The earlier switch for it says what replaced it.
+    expect(configError({ ...base, experimentalTransactionPerThread: true } as never).message).toContain(
+      `"experimentalTransactionPerThread" was removed: processingGuarantee 'exactly_once_v2' runs one transaction per stream thread`,
     );
     expect(v2.consumer.isolationLevel).toBe('read_committed');
     expect(v2.producer).toEqual(

@@ -59,7 +59,6 @@ describe('authorization errors', () => {
       brokers: 'kafka-1:9094',
       logger: 'silent',
       processingGuarantee: 'exactly_once_v2',
-      experimentalTransactionPerThread: true,
     });
     const e = toAuthorizationError(wrapped(protocol('TRANSACTIONAL_ID_AUTHORIZATION_FAILED')), v2);
     expect(e).toMatchObject({ resourceType: 'TransactionalId', resourceName: 'orders-app-<processId>-1' });

@@ -65,7 +65,6 @@ describe('acknowledgements lost on the way', () => {
         applicationId: uniqueName('acks-app'),
         brokers: [`${opts.host}:${proxy.port}`],
         processingGuarantee: guarantee,
-        experimentalTransactionPerThread: guarantee === 'exactly_once_v2',
         commitIntervalMs: 200,
         // Few retries, so that the lost answers reach the runtime as failed sends within the
         // window rather than being retried past it.

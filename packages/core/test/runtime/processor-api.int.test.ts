@@ -38,7 +38,6 @@ describe.each(['at_least_once', 'exactly_once', 'exactly_once_v2'] as const)(
           applicationId,
           brokers: testBrokers(),
           processingGuarantee: guarantee,
-          experimentalTransactionPerThread: guarantee === 'exactly_once_v2',
           commitIntervalMs: 200,
           stateDir,
           logger: 'warn',
@@ -94,7 +93,6 @@ describe("exactly_once_v2: a transaction with only a punctuator's output", () =>
       applicationId,
       brokers: testBrokers(),
       processingGuarantee: 'exactly_once_v2',
-      experimentalTransactionPerThread: true,
       stateDir: tempStateDir(),
       logger: 'warn',
     });
