@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import {
   BufferConfig,
   JoinWindows,
+  type KGroupedStream,
+  type KTable,
   SessionWindows,
   SlidingWindows,
   StreamsBuilder,
@@ -33,68 +35,45 @@ interface In {
 
 const windowKey = (w: Windowed<string>) => `${w.key}@${w.window.start}-${w.window.end}`;
 
-function builderOf(build: (b: StreamsBuilder) => unknown) {
+type Counted = KTable<Windowed<string>, number>;
+
+/** in -> groupByKey -> `count` (a windowed count) -> out, keyed "key@start-end". */
+function windowedCount(count: (grouped: KGroupedStream<string, string>) => Counted) {
   return (): StreamsBuilder => {
     const b = new StreamsBuilder();
-    build(b);
+    count(b.stream('in', { keySerde: S, valueSerde: S }).groupByKey())
+      .toStream()
+      .selectKey(windowKey)
+      .to('out', { keySerde: S, valueSerde: L });
     return b;
   };
 }
 
+const tumbling = TimeWindows.ofSizeAndGrace(10 * SECOND, SECOND);
+
 const topologies = {
-  'tumbling count': builderOf((b) => {
-    const s = b.stream('in', { keySerde: S, valueSerde: S });
-    s.groupByKey()
-      .windowedBy(TimeWindows.ofSizeAndGrace(10 * SECOND, SECOND))
-      .count()
-      .toStream()
-      .selectKey(windowKey)
-      .to('out', { keySerde: S, valueSerde: L });
-    return s;
-  }),
-  'tumbling count, suppressed until the window closes': builderOf((b) => {
-    const s = b.stream('in', { keySerde: S, valueSerde: S });
-    s.groupByKey()
-      .windowedBy(TimeWindows.ofSizeAndGrace(10 * SECOND, SECOND))
-      .count()
-      .suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded()))
-      .toStream()
-      .selectKey(windowKey)
-      .to('out', { keySerde: S, valueSerde: L });
-    return s;
-  }),
-  'sliding count': builderOf((b) => {
-    const s = b.stream('in', { keySerde: S, valueSerde: S });
-    s.groupByKey()
-      .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(5 * SECOND, SECOND))
-      .count()
-      .toStream()
-      .selectKey(windowKey)
-      .to('out', { keySerde: S, valueSerde: L });
-    return s;
-  }),
-  'session count': builderOf((b) => {
-    const s = b.stream('in', { keySerde: S, valueSerde: S });
-    s.groupByKey()
-      .windowedBy(SessionWindows.ofInactivityGapAndGrace(5 * SECOND, SECOND))
-      .count()
-      .toStream()
-      .selectKey(windowKey)
-      .to('out', { keySerde: S, valueSerde: L });
-    return s;
-  }),
-  'stream-stream left join': builderOf((b) => {
-    const left = b.stream('in', { keySerde: S, valueSerde: S });
+  'tumbling count': windowedCount((g) => g.windowedBy(tumbling).count()),
+  'tumbling count, suppressed until the window closes': windowedCount((g) =>
+    g.windowedBy(tumbling).count().suppress(Suppressed.untilWindowCloses(BufferConfig.unbounded())),
+  ),
+  'sliding count': windowedCount((g) =>
+    g.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(5 * SECOND, SECOND)).count(),
+  ),
+  'session count': windowedCount((g) =>
+    g.windowedBy(SessionWindows.ofInactivityGapAndGrace(5 * SECOND, SECOND)).count(),
+  ),
+  'stream-stream left join': (): StreamsBuilder => {
+    const b = new StreamsBuilder();
     const right = b.stream('right', { keySerde: S, valueSerde: S });
-    left
+    b.stream('in', { keySerde: S, valueSerde: S })
       .leftJoin(
         right,
         (l: string, r: string | null) => `${l}+${r}`,
         JoinWindows.ofTimeDifferenceAndGrace(5 * SECOND, SECOND),
       )
       .to('out', { keySerde: S, valueSerde: S });
-    return left;
-  }),
+    return b;
+  },
 };
 
 /**
