@@ -1,9 +1,11 @@
 // A task that rolls back in place (a processor's exception, a commit the group refused) processes
-// the records since its last commit again, with the same processors. The time-based operators'
-// observed stream time must go back to the commit with the stores: kept at the rolled-back records'
-// time, the records processed again were late to windows still open at the commit and were dropped
-// (seen as missing final results in the suppression SIGKILL test). Each case runs the same records
-// with and without a rollback and expects the same output after the commit.
+// the records since its last commit again, with the same processors. Every clock must go back to
+// the commit with the stores. The time-based operators' observed stream time: kept at the
+// rolled-back records' time, the records processed again were late to windows still open at the
+// commit and were dropped (seen as missing final results in the suppression SIGKILL test). The
+// stream-time punctuation schedules: else a punctuator that fired among the rolled-back records
+// (its output aborted) does not fire again. Each case runs the same records with and without a
+// rollback and expects the same output after the commit.
 import { InMemoryKeyValueStore } from '@kstreams/state-store';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +22,9 @@ import {
 } from '../../src/kstream/index.ts';
 import type { OutputRecord } from '../../src/processor/internals/records.ts';
 import { StreamTask } from '../../src/processor/internals/stream-task.ts';
+import type { ProcessorContext } from '../../src/processor/processor.ts';
+import { Record } from '../../src/processor/record.ts';
+import { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
 
@@ -39,14 +44,34 @@ type Counted = KTable<Windowed<string>, number>;
 
 /** in -> groupByKey -> `count` (a windowed count) -> out, keyed "key@start-end". */
 function windowedCount(count: (grouped: KGroupedStream<string, string>) => Counted) {
-  return (): StreamsBuilder => {
+  return (): Topology => {
     const b = new StreamsBuilder();
     count(b.stream('in', { keySerde: S, valueSerde: S }).groupByKey())
       .toStream()
       .selectKey(windowKey)
       .to('out', { keySerde: S, valueSerde: L });
-    return b;
+    return b.build();
   };
+}
+
+/**
+ * Processor API: a stream-time punctuator scheduled in init(), and one more scheduled when a
+ * record with key 'b' is processed; each forwards a tick.
+ */
+class Ticker {
+  private ctx!: ProcessorContext<string, string>;
+  init(ctx: ProcessorContext<string, string>): void {
+    this.ctx = ctx;
+    this.tickEvery('tick');
+  }
+  process(record: Record<string, string>): void {
+    if (record.key === 'b') this.tickEvery('tick-b');
+  }
+  private tickEvery(name: string): void {
+    this.ctx.schedule(10 * SECOND, 'stream-time', (at) => {
+      this.ctx.forward(new Record(name, String(at), at));
+    });
+  }
 }
 
 const tumbling = TimeWindows.ofSizeAndGrace(10 * SECOND, SECOND);
@@ -62,7 +87,7 @@ const topologies = {
   'session count': windowedCount((g) =>
     g.windowedBy(SessionWindows.ofInactivityGapAndGrace(5 * SECOND, SECOND)).count(),
   ),
-  'stream-stream left join': (): StreamsBuilder => {
+  'stream-stream left join': (): Topology => {
     const b = new StreamsBuilder();
     const right = b.stream('right', { keySerde: S, valueSerde: S });
     b.stream('in', { keySerde: S, valueSerde: S })
@@ -72,8 +97,13 @@ const topologies = {
         JoinWindows.ofTimeDifferenceAndGrace(5 * SECOND, SECOND),
       )
       .to('out', { keySerde: S, valueSerde: S });
-    return b;
+    return b.build();
   },
+  'stream-time punctuators (Processor API)': (): Topology =>
+    new Topology()
+      .addSource('src', 'in', { keySerde: S, valueSerde: S })
+      .addProcessor('ticker', () => new Ticker(), 'src')
+      .addSink('out', 'out', { keySerde: S, valueSerde: S }, 'ticker'),
 };
 
 /**
@@ -98,7 +128,7 @@ async function run(name: keyof typeof topologies, rollBack: boolean): Promise<Ou
   const task = new StreamTask({
     id: { subtopology: 0, partition: 0 },
     applicationId: 'app',
-    topology: topologies[name]().build(),
+    topology: topologies[name](),
     collector: { send: (r) => sent.push(r) },
     storeFactory: (store) => new InMemoryKeyValueStore(store),
     logger: pino({ level: 'silent' }),
@@ -143,7 +173,7 @@ async function run(name: keyof typeof topologies, rollBack: boolean): Promise<Ou
 const show = (records: OutputRecord[]) =>
   records.map((r) => `${r.key?.toString('latin1')} ${r.value?.toString('hex')} @${r.timestamp}`);
 
-describe('an in-place rollback takes the operators’ stream time back to the last commit', () => {
+describe('an in-place rollback takes stream time and punctuation back to the last commit', () => {
   it.each(Object.keys(topologies) as (keyof typeof topologies)[])(
     '%s: the records processed again give what they gave without the rollback',
     async (name) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamsBuilder } from '../../src/kstream/index.ts';
+import { TaskPunctuation } from '../../src/processor/internals/punctuation.ts';
 import type { Cancellable, ProcessorContext } from '../../src/processor/processor.ts';
 import { Record } from '../../src/processor/record.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
@@ -98,5 +99,32 @@ describe('punctuation', () => {
     expect(instances[0]!.fired).toEqual([1010, 1035]);
     expect(out.readRecordsToList().map((r) => r.timestamp)).toEqual([1035]);
     await driver.close();
+  });
+});
+
+describe('TaskPunctuation across a rollback', () => {
+  it('restores stream-time schedules to the commit, and drops schedules made after it', () => {
+    const punctuation = new TaskPunctuation<{ name: string }>();
+    const owner = { name: 'p' };
+    const now = () => 1_000;
+    const noop = () => {};
+    const hooks = { onDue: noop, wrap: (_: unknown, e: unknown) => e as Error, track: noop };
+    const stream = punctuation.schedule(owner, 10, 'stream-time', noop, now);
+    const wall = punctuation.schedule(owner, 10, 'wall-clock-time', noop, now);
+    punctuation.committed();
+    punctuation.fire(punctuation.streamTime, 25, hooks);
+    punctuation.fire(punctuation.wallClock, 1_015, hooks);
+    const later = punctuation.schedule(owner, 10, 'stream-time', noop, now);
+    const laterWall = punctuation.schedule(owner, 10, 'wall-clock-time', noop, now);
+    punctuation.rolledBack();
+    // The stream-time schedule fires again at 25 (its output then was aborted); the wall clock
+    // does not go back; the schedules made after the commit are made again when processing repeats.
+    expect(punctuation.streamTime.due(25)).toEqual([stream]);
+    expect(punctuation.wallClock.due(1_019)).toEqual([]);
+    expect(punctuation.wallClock.due(1_020)).toEqual([wall]);
+    expect([later, laterWall].map((s) => (s as unknown as { cancelled: boolean }).cancelled)).toEqual([
+      true,
+      true,
+    ]);
   });
 });

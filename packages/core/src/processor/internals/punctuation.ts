@@ -1,5 +1,6 @@
 import { StreamsError } from '../../errors.ts';
 import type { Cancellable, PunctuationType, Punctuator } from '../processor.ts';
+import type { CommitListener } from './commit-point.ts';
 import { isPromise } from './pending-work.ts';
 
 /** One `schedule()` call: when it fires next, and who it belongs to. */
@@ -48,12 +49,41 @@ export class PunctuationQueue<Owner> {
   get size(): number {
     return this.schedules.length;
   }
+
+  all(): readonly PunctuationSchedule<Owner>[] {
+    return this.schedules;
+  }
 }
 
-/** A task's schedules, one queue per time type; `schedule` checks what a processor asks for. */
-export class TaskPunctuation<Owner extends { readonly name: string }> {
+/**
+ * A task's schedules, one queue per time type; `schedule` checks what a processor asks for.
+ *
+ * The schedules follow the task's commits and rollbacks: after a rollback in place the records
+ * since the commit are processed again, and a stream-time punctuator that fired among them (its
+ * output aborted) must fire again as stream time passes the same points; a schedule made while
+ * processing them is made again, so the first one goes. Wall-clock schedules keep their next time:
+ * the wall clock does not go back.
+ */
+export class TaskPunctuation<Owner extends { readonly name: string }> implements CommitListener {
   readonly streamTime = new PunctuationQueue<Owner>();
   readonly wallClock = new PunctuationQueue<Owner>();
+  /** The schedules at the last commit (or once the processors' init() made theirs). */
+  private atCommit = new Map<PunctuationSchedule<Owner>, number>();
+
+  committed(): void {
+    this.atCommit = new Map();
+    for (const queue of [this.streamTime, this.wallClock])
+      for (const schedule of queue.all()) this.atCommit.set(schedule, schedule.nextMs);
+  }
+
+  rolledBack(): void {
+    for (const schedule of this.streamTime.all()) {
+      const nextMs = this.atCommit.get(schedule);
+      if (nextMs === undefined) schedule.cancel();
+      else schedule.nextMs = nextMs;
+    }
+    for (const schedule of this.wallClock.all()) if (!this.atCommit.has(schedule)) schedule.cancel();
+  }
 
   schedule(
     owner: Owner,

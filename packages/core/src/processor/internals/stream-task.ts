@@ -168,6 +168,9 @@ export class StreamTask implements TaskServices, SinkTarget {
         throw this.wrapError(node, error, 'in init()');
       }
     }
+    // What init() scheduled is what a rollback before the first commit returns to.
+    this.punctuation.committed();
+    this.point.listen(this.punctuation);
   }
 
   // ---- processing ----
