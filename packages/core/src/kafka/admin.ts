@@ -4,11 +4,21 @@
 import './producer-grouping.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
 import { decodeUserData } from './assignor.ts';
-import { retryWhileErrorType } from './error-kinds.ts';
+import { hasErrorType, retryWhileErrorType } from './error-kinds.ts';
 import { fetchStableOffsets } from './stable-offset-fetch.ts';
 
-/** How long a task's start waits for a transaction that is committing its offsets (then retries). */
+/** How long a task's start waits, by default, for a transaction that is committing its offsets. */
 const UNSTABLE_OFFSETS_WAIT_MS = 30_000;
+
+export interface StableOffsetsOptions {
+  /** How long to wait for the transactions committing the partitions' offsets. */
+  waitMs?: number;
+  /**
+   * Past `waitMs` the offsets are read as the coordinator has them committed, ignoring the pending
+   * ones, and this is told which partitions were still unstable. Without it, the error is thrown.
+   */
+  onStillUnstable?: (partitions: Array<{ topic: string; partition: number }>) => void;
+}
 
 export interface TopicPartitionOffset {
   topic: string;
@@ -104,18 +114,25 @@ export class StreamsAdmin {
   /**
    * The committed offsets of just these partitions, once no open transaction is committing any of
    * them (KIP-447's stable offsets): waits while one is (UNSTABLE_OFFSET_COMMIT), as Java's
-   * read_committed consumer does, up to UNSTABLE_OFFSETS_WAIT_MS. -1: never committed.
+   * read_committed consumer does, up to `waitMs`. -1: never committed.
    */
   async stableCommittedOffsets(
     groupId: string,
     partitions: Array<{ topic: string; partition: number }>,
+    { waitMs = UNSTABLE_OFFSETS_WAIT_MS, onStillUnstable }: StableOffsetsOptions = {},
   ): Promise<TopicPartitionOffset[]> {
     const topics = [...new Set(partitions.map((p) => p.topic))];
-    return retryWhileErrorType(
-      'UNSTABLE_OFFSET_COMMIT',
-      () => fetchStableOffsets(partitions, () => this.committedOffsets(groupId, topics)),
-      { timeoutMs: UNSTABLE_OFFSETS_WAIT_MS, backoffMs: 10, maxBackoffMs: 500 },
-    );
+    try {
+      return await retryWhileErrorType(
+        'UNSTABLE_OFFSET_COMMIT',
+        () => fetchStableOffsets(partitions, () => this.committedOffsets(groupId, topics)),
+        { timeoutMs: waitMs, backoffMs: 10, maxBackoffMs: 500 },
+      );
+    } catch (error) {
+      if (onStillUnstable === undefined || !hasErrorType(error, 'UNSTABLE_OFFSET_COMMIT')) throw error;
+      onStillUnstable(partitions);
+      return this.committedOffsets(groupId, topics);
+    }
   }
 
   /** The end offset (next offset to be written) of each partition of the topics. */

@@ -134,7 +134,22 @@ export class TaskRuntime {
     }
     const topics = [...new Set(this.inputPartitions.map((p) => p.topic))];
     const { admin, config } = this.deps;
-    this.setCommitted(await admin.stableCommittedOffsets(config.applicationId, this.inputPartitions));
+    // A live transaction cannot outlast its timeout (the coordinator aborts it, and the default
+    // cleanup runs every 10 s): offsets still pending after that belong to none, a hanging
+    // transaction (a late TxnOffsetCommit after its transaction ended, seen once after a broker
+    // restart; KIP-890). They never clear, so the task reads what is committed rather than wait.
+    const waitMs = Math.max(30_000, config.producer.transactionTimeoutMs + 20_000);
+    const onStillUnstable = (partitions: Array<{ topic: string; partition: number }>) =>
+      this.deps.logger.warn(
+        { taskId: this.id, partitions, waitedMs: waitMs },
+        'committed offsets still pending past the transaction timeout (a hanging transaction on the broker); starting from the last stable commit',
+      );
+    this.setCommitted(
+      await admin.stableCommittedOffsets(config.applicationId, this.inputPartitions, {
+        waitMs,
+        onStillUnstable,
+      }),
+    );
     if (this.committed.size < this.inputPartitions.length) {
       // Never committed: start from the earliest offset (Kafka Streams' auto.offset.reset). The
       // position must be explicit: the consumer's own position may be where an earlier owner of

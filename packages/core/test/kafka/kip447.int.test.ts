@@ -165,4 +165,30 @@ describe('KIP-447 on kafkajs', () => {
     expect(await waiting).toEqual([{ topic, partition: 0, offset: 9 }]);
     unregister();
   });
+
+  it('offsets still pending past the wait are read as committed, and the caller is told', async () => {
+    const transactionalId = `${topic}-hanging`;
+    const producer = await transactionalProducer(transactionalId);
+    const unregister = commitOffsetsInGeneration(transactionalId, () => ({
+      generationId: currentGeneration,
+      memberId: first.memberId,
+      groupInstanceId: null,
+    }));
+    const before = await admin.stableCommittedOffsets(group, [{ topic, partition: 0 }]);
+    // Stands for a hanging transaction: open past the wait (a real one ends by its timeout).
+    const pending = await producer.transaction();
+    await sendOffsets(pending, offsets(0, 42));
+    await expect(
+      admin.stableCommittedOffsets(group, [{ topic, partition: 0 }], { waitMs: 300 }),
+    ).rejects.toThrow(/unstable offsets/i);
+    const told: unknown[] = [];
+    const read = await admin.stableCommittedOffsets(group, [{ topic, partition: 0 }], {
+      waitMs: 300,
+      onStillUnstable: (partitions) => told.push(partitions),
+    });
+    expect(read.find((o) => o.partition === 0)?.offset).toBe(before[0]!.offset);
+    expect(told).toEqual([[{ topic, partition: 0 }]]);
+    await pending.abort();
+    unregister();
+  });
 });
