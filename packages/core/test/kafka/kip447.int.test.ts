@@ -74,6 +74,22 @@ const offsets = (partition: number, offset: number) => ({
   topics: [{ topic, partitions: [{ partition, offset: String(offset) }] }],
 });
 
+/**
+ * An open transaction of a new producer whose offset commits carry the current generation, and
+ * partition 0's stable committed offset before it.
+ */
+async function offsetsTransaction(name: string) {
+  const transactionalId = `${topic}-${name}`;
+  const producer = await transactionalProducer(transactionalId);
+  const unregister = commitOffsetsInGeneration(transactionalId, () => ({
+    generationId: currentGeneration,
+    memberId: first.memberId,
+    groupInstanceId: null,
+  }));
+  const before = await admin.stableCommittedOffsets(group, [{ topic, partition: 0 }]);
+  return { pending: await producer.transaction(), before, unregister };
+}
+
 let first: { memberId: string; joins: Array<{ memberId: string }> };
 let firstGeneration: number;
 let currentGeneration: number;
@@ -135,15 +151,7 @@ describe('KIP-447 on kafkajs', () => {
   });
 
   it('OffsetFetch v7: a stable fetch waits for the transaction committing its partition, other partitions answer at once', async () => {
-    const transactionalId = `${topic}-pending`;
-    const producer = await transactionalProducer(transactionalId);
-    const unregister = commitOffsetsInGeneration(transactionalId, () => ({
-      generationId: currentGeneration,
-      memberId: first.memberId,
-      groupInstanceId: null,
-    }));
-    const before = await admin.stableCommittedOffsets(group, [{ topic, partition: 0 }]);
-    const pending = await producer.transaction();
+    const { pending, before, unregister } = await offsetsTransaction('pending');
     await sendOffsets(pending, offsets(0, 9));
 
     // Partition 1 has no transaction in flight: answered (never committed: -1) while 0 is pending.
@@ -167,16 +175,8 @@ describe('KIP-447 on kafkajs', () => {
   });
 
   it('offsets still pending past the wait are read as committed, and the caller is told', async () => {
-    const transactionalId = `${topic}-hanging`;
-    const producer = await transactionalProducer(transactionalId);
-    const unregister = commitOffsetsInGeneration(transactionalId, () => ({
-      generationId: currentGeneration,
-      memberId: first.memberId,
-      groupInstanceId: null,
-    }));
-    const before = await admin.stableCommittedOffsets(group, [{ topic, partition: 0 }]);
     // Stands for a hanging transaction: open past the wait (a real one ends by its timeout).
-    const pending = await producer.transaction();
+    const { pending, before, unregister } = await offsetsTransaction('hanging');
     await sendOffsets(pending, offsets(0, 42));
     await expect(
       admin.stableCommittedOffsets(group, [{ topic, partition: 0 }], { waitMs: 300 }),
