@@ -6,6 +6,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { InputRecord } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { type AssignorOptions, kstreamsAssignor } from './assignor.ts';
+import { isRetriableError } from './error-kinds.ts';
 import { groupGeneration } from './group-generation.ts';
 
 export interface InputBatch {
@@ -55,10 +56,20 @@ export function toInputRecord(topic: string, partition: number, m: KafkaMessage)
   return record;
 }
 
+/** How long the consumer restarts itself after crashes kafkajs would not restart from. */
+const SELF_RESTART_WINDOW_MS = 5 * 60_000;
+const SELF_RESTART_DELAY_MS = 1_000;
+
 export class MainConsumer {
   private readonly consumer: Consumer;
   /** Between a crash and kafkajs' restart of the consumer there is no group to pause or seek in. */
   private restarting = false;
+  private stopping = false;
+  /** Connects and runs the consumer again (set by `start`). */
+  private rerun?: () => Promise<void>;
+  private restartTimer?: NodeJS.Timeout;
+  /** When the crashes that the consumer restarts itself from began; reset by a join. */
+  private crashingSince?: number;
 
   constructor(kafka: Kafka, config: ResolvedConfig, assignor: AssignorOptions) {
     this.consumer = kafka.consumer({
@@ -84,6 +95,7 @@ export class MainConsumer {
     const { GROUP_JOIN, REBALANCING, CRASH } = this.consumer.events;
     this.consumer.on(GROUP_JOIN, (e) => {
       this.restarting = false;
+      this.crashingSince = undefined;
       // Read now: the member's next join (a newer generation) may come before the handler runs.
       const { memberId } = e.payload;
       handlers.onAssignment(memberId, e.payload.memberAssignment, groupGeneration(memberId));
@@ -102,28 +114,60 @@ export class MainConsumer {
         );
     });
     this.consumer.on(CRASH, (e) => {
-      this.restarting = e.payload.restart;
-      handlers.onCrash(e.payload.error, e.payload.restart);
+      const { error } = e.payload;
+      const restart = e.payload.restart || this.restartItself(error, handlers);
+      this.restarting = restart;
+      handlers.onCrash(error, restart);
     });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      eachBatch: async (payload: EachBatchPayload) => {
-        const { batch } = payload;
-        await handlers.onBatch({
-          topic: batch.topic,
-          partition: batch.partition,
-          messages: batch.messages,
-          lastOffset: Number(batch.lastOffset()),
-          highWatermark: Number(batch.highWatermark),
-          isStale: payload.isStale,
-          resolveOffset: (offset) => payload.resolveOffset(String(offset)),
-          heartbeat: payload.heartbeat,
-        });
-      },
-    });
+    const run = () =>
+      this.consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: async (payload: EachBatchPayload) => {
+          const { batch } = payload;
+          await handlers.onBatch({
+            topic: batch.topic,
+            partition: batch.partition,
+            messages: batch.messages,
+            lastOffset: Number(batch.lastOffset()),
+            highWatermark: Number(batch.highWatermark),
+            isStale: payload.isStale,
+            resolveOffset: (offset) => payload.resolveOffset(String(offset)),
+            heartbeat: payload.heartbeat,
+          });
+        },
+      });
+    this.rerun = async () => {
+      await this.consumer.connect();
+      await run();
+    };
+    await run();
+  }
+
+  /**
+   * kafkajs restarts a crashed consumer only when it marks the error retriable; a group coordinator
+   * it could not find while a broker restarted comes wrapped as non-retriable (seen under load in
+   * the broker-restart test), and the stream thread would stop for good. For errors the runtime
+   * counts as transient (kafka/error-kinds.ts) the consumer connects and runs again itself, for up
+   * to SELF_RESTART_WINDOW_MS without a successful join. True when it will.
+   */
+  private restartItself(error: unknown, handlers: ConsumerHandlers): boolean {
+    if (this.stopping || this.rerun === undefined || !isRetriableError(error)) return false;
+    const now = Date.now();
+    this.crashingSince ??= now;
+    if (now - this.crashingSince > SELF_RESTART_WINDOW_MS) return false;
+    const rerun = this.rerun;
+    this.restartTimer = setTimeout(() => {
+      rerun().catch((failure: Error) => {
+        // The broker may still be away: the same rule decides whether to try again.
+        const again = this.restartItself(failure, handlers);
+        this.restarting = again;
+        handlers.onCrash(failure, again);
+      });
+    }, SELF_RESTART_DELAY_MS);
+    return true;
   }
 
   pause(partitions: Array<{ topic: string; partition: number }>): void {
@@ -164,6 +208,8 @@ export class MainConsumer {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
     await this.consumer.disconnect();
   }
 }
