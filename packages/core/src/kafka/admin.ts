@@ -7,8 +7,8 @@ import { decodeUserData } from './assignor.ts';
 import { hasErrorType, retryWhileErrorType } from './error-kinds.ts';
 import { fetchStableOffsets } from './stable-offset-fetch.ts';
 
-/** How long a task's start waits, by default, for a transaction that is committing its offsets. */
-const UNSTABLE_OFFSETS_WAIT_MS = 30_000;
+/** How long a task's start waits, at least, for a transaction that is committing its offsets. */
+export const UNSTABLE_OFFSETS_WAIT_MS = 30_000;
 
 export interface StableOffsetsOptions {
   /** How long to wait for the transactions committing the partitions' offsets. */

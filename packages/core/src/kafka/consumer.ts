@@ -67,6 +67,7 @@ export class MainConsumer {
   private stopping = false;
   /** Connects and runs the consumer again (set by `start`). */
   private rerun?: () => Promise<void>;
+  private handlers?: ConsumerHandlers;
   private restartTimer?: NodeJS.Timeout;
   /** When the crashes that the consumer restarts itself from began; reset by a join. */
   private crashingSince?: number;
@@ -113,12 +114,8 @@ export class MainConsumer {
           Number(payload.lastOffset),
         );
     });
-    this.consumer.on(CRASH, (e) => {
-      const { error } = e.payload;
-      const restart = e.payload.restart || this.restartItself(error, handlers);
-      this.restarting = restart;
-      handlers.onCrash(error, restart);
-    });
+    this.handlers = handlers;
+    this.consumer.on(CRASH, (e) => this.crashed(e.payload.error, e.payload.restart));
     await this.consumer.connect();
     await this.consumer.subscribe({ topics, fromBeginning: true });
     const run = () =>
@@ -146,6 +143,13 @@ export class MainConsumer {
     await run();
   }
 
+  /** A crash of the consumer, or of our own restart of it (`kafkajsRestarts` false then). */
+  private crashed(error: Error, kafkajsRestarts: boolean): void {
+    const restart = kafkajsRestarts || this.restartItself(error);
+    this.restarting = restart;
+    this.handlers?.onCrash(error, restart);
+  }
+
   /**
    * kafkajs restarts a crashed consumer only when it marks the error retriable; a group coordinator
    * it could not find while a broker restarted comes wrapped as non-retriable (seen under load in
@@ -153,20 +157,17 @@ export class MainConsumer {
    * counts as transient (kafka/error-kinds.ts) the consumer connects and runs again itself, for up
    * to SELF_RESTART_WINDOW_MS without a successful join. True when it will.
    */
-  private restartItself(error: unknown, handlers: ConsumerHandlers): boolean {
-    if (this.stopping || this.rerun === undefined || !isRetriableError(error)) return false;
+  private restartItself(error: unknown): boolean {
+    const rerun = this.rerun;
+    if (this.stopping || rerun === undefined || !isRetriableError(error)) return false;
     const now = Date.now();
     this.crashingSince ??= now;
     if (now - this.crashingSince > SELF_RESTART_WINDOW_MS) return false;
-    const rerun = this.rerun;
-    this.restartTimer = setTimeout(() => {
-      rerun().catch((failure: Error) => {
-        // The broker may still be away: the same rule decides whether to try again.
-        const again = this.restartItself(failure, handlers);
-        this.restarting = again;
-        handlers.onCrash(failure, again);
-      });
-    }, SELF_RESTART_DELAY_MS);
+    // The broker may still be away: a failed restart is a crash like kafkajs' own.
+    this.restartTimer = setTimeout(
+      () => rerun().catch((failure: Error) => this.crashed(failure, false)),
+      SELF_RESTART_DELAY_MS,
+    );
     return true;
   }
 

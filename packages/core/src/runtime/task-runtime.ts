@@ -8,7 +8,7 @@ import {
 } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
-import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import { type StreamsAdmin, type TopicPartitionOffset, UNSTABLE_OFFSETS_WAIT_MS } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
@@ -138,7 +138,7 @@ export class TaskRuntime {
     // cleanup runs every 10 s): offsets still pending after that belong to none, a hanging
     // transaction (a late TxnOffsetCommit after its transaction ended, seen once after a broker
     // restart; KIP-890). They never clear, so the task reads what is committed rather than wait.
-    const waitMs = Math.max(30_000, config.producer.transactionTimeoutMs + 20_000);
+    const waitMs = Math.max(UNSTABLE_OFFSETS_WAIT_MS, config.producer.transactionTimeoutMs + 20_000);
     const onStillUnstable = (partitions: Array<{ topic: string; partition: number }>) =>
       this.deps.logger.warn(
         { taskId: this.id, partitions, waitedMs: waitMs },
