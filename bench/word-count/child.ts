@@ -70,7 +70,8 @@ async function buildApp(): Promise<{ app: App; ready: Extract<ChildMessage, { ty
     processingGuarantee: kstreamsGuarantee(args.kind),
     stateDir: args.stateDir,
     ...(args.commitIntervalMs === undefined ? {} : { commitIntervalMs: args.commitIntervalMs }),
-    logger: 'warn',
+    // BENCH_LOG_LEVEL=info: the app's rebalances and task starts, for a run that went wrong.
+    logger: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
     metrics: { recordingLevel: args.kind === 'kstreams-alo-nometrics' ? 'off' : 'info' },
   };
   const cacheBytes = args.statestoreCacheMaxBytes;

@@ -81,7 +81,10 @@ export async function endOffsets(admin: Admin, topic: string): Promise<Map<numbe
 
 export async function deleteAll(admin: Admin, prefixes: string[], groups: string[]): Promise<string[]> {
   const existing = await admin.listTopics();
-  const doomed = existing.filter((t) => prefixes.some((p) => t.startsWith(p)));
+  // BENCH_KEEP_TOPICS: leave the run's topics for inspection (their names are in the log).
+  const doomed = process.env.BENCH_KEEP_TOPICS
+    ? []
+    : existing.filter((t) => prefixes.some((p) => t.startsWith(p)));
   if (doomed.length > 0) await admin.deleteTopics({ topics: doomed, timeout: 30_000 });
   const listed = new Set((await admin.listGroups()).groups.map((g) => g.groupId));
   const gone = groups.filter((g) => listed.has(g));

@@ -2,8 +2,11 @@ import { InMemoryKeyValueStore, type KeyValueStore } from '@kstreams/state-store
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { StreamsBuilder } from '../../src/kstream/index.ts';
-import type { OutputRecord } from '../../src/processor/internals/records.ts';
+import { PendingWork } from '../../src/processor/internals/pending-work.ts';
+import type { InputRecord, OutputRecord } from '../../src/processor/internals/records.ts';
 import { StreamTask } from '../../src/processor/internals/stream-task.ts';
+import { TaskCaches } from '../../src/processor/internals/task-caches.ts';
+import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import {
   CACHE_ENTRY_OVERHEAD_BYTES,
@@ -179,5 +182,28 @@ describe('a cached aggregation in a task', () => {
       expect(seen, key).toEqual([...seen].sort((x, y) => x - y));
       expect(seen.at(-1), key).toBe(keys.filter((k) => k === key).length);
     }
+  });
+});
+
+describe("a cached entry's record context", () => {
+  it('is the input record without its key and value bytes, one per input record', async () => {
+    let current: InputRecord | undefined;
+    const slot = { get: () => current, set: (r: InputRecord | undefined) => (current = r) };
+    const topology = { internalBuilder: { cachingEnabled: () => true } } as unknown as Topology;
+    const caches = new TaskCaches(new ThreadCache(1024 * 1024), '0_0', topology, new PendingWork(), slot);
+    const contexts: Array<InputRecord | undefined> = [];
+    const cache = caches.create<string>('counts', () => contexts.push(slot.get()))!;
+    const input: InputRecord = { ...word(7, 'a', 70), headers: { trace: 'x' } };
+    current = input;
+    cache.put('a', 10, 'a1');
+    cache.put('b', 10, 'b1');
+    current = undefined;
+    await caches.flush();
+    expect(contexts).toHaveLength(2);
+    // The key and value are views of a whole fetch response, which an entry must not keep.
+    expect(contexts[0]).toEqual({ ...input, key: null, value: null });
+    expect(contexts[1]).toBe(contexts[0]);
+    expect(input.key?.toString()).toBe('a');
+    expect(current).toBeUndefined();
   });
 });
