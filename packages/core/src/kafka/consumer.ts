@@ -7,6 +7,7 @@ import type { InputRecord } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { type AssignorOptions, kstreamsAssignor } from './assignor.ts';
 import { isRetriableError } from './error-kinds.ts';
+import { fetchedOffset, fetchedTimestamp } from './fetch-decoding.ts';
 import { groupGeneration } from './group-generation.ts';
 
 export interface InputBatch {
@@ -39,14 +40,16 @@ export interface ConsumerHandlers {
   onCrash(error: Error, willRestart: boolean): void;
 }
 
+export { fetchedOffset } from './fetch-decoding.ts';
+
 export function toInputRecord(topic: string, partition: number, m: KafkaMessage): InputRecord {
   const record: InputRecord = {
     topic,
     partition,
-    offset: Number(m.offset),
+    offset: fetchedOffset(m),
     key: m.key,
     value: m.value,
-    timestamp: Number(m.timestamp),
+    timestamp: fetchedTimestamp(m),
   };
   // A for-in rather than Object.keys: no array per record for the usual empty headers.
   for (const _ in m.headers) {

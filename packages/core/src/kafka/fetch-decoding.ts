@@ -175,6 +175,21 @@ class FetchedRecord implements DecodedRecord {
     return String(this.timestampValue);
   }
 
+  get offsetNumber(): number {
+    return typeof this.offsetValue === 'number' ? this.offsetValue : Number(this.offsetValue);
+  }
+
+  get timestampNumber(): number {
+    return typeof this.timestampValue === 'number' ? this.timestampValue : Number(this.timestampValue);
+  }
+
+  /** kafkajs' plain shape, so that a logged or serialized message shows its fields. */
+  toJSON(): DecodedRecord {
+    const { magicByte, attributes, timestamp, offset, key, value, headers, isControlRecord, batchContext } =
+      this;
+    return { magicByte, attributes, timestamp, offset, key, value, headers, isControlRecord, batchContext };
+  }
+
   get key(): Buffer | null {
     return this.keyStart < 0 ? null : this.buf.subarray(this.keyStart, this.keyEnd);
   }
@@ -194,6 +209,16 @@ class FetchedRecord implements DecodedRecord {
     this.parsedHeaders = readHeaders(this.buf, this.valueEnd);
     return this.parsedHeaders;
   }
+}
+
+/** A fetched message's offset as a number, without its decimal string when it is one of ours. */
+export function fetchedOffset(message: { readonly offset: string }): number {
+  return message instanceof FetchedRecord ? message.offsetNumber : Number(message.offset);
+}
+
+/** A fetched message's timestamp as a number, as `fetchedOffset`. */
+export function fetchedTimestamp(message: { readonly timestamp: string }): number {
+  return message instanceof FetchedRecord ? message.timestampNumber : Number(message.timestamp);
 }
 
 /** Reads the records of one batch from `buf`, starting at `pos`. */

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { AssignerProtocol, type Kafka, type PartitionAssigner } from 'kafkajs';
 import { topicPartitionKey } from '../processor/internals/records.ts';
 import type { StreamsAdmin } from './admin.ts';
+import { fetchedOffset, fetchedTimestamp } from './fetch-decoding.ts';
 
 export interface RestoreRequest {
   topic: string;
@@ -119,9 +120,9 @@ export async function restoreChangelogs(
         const records: Array<{ key: Buffer | null; value: Buffer | null; timestamp: number }> = [];
         let last = -1;
         for (const m of batch.messages) {
-          const offset = Number(m.offset);
+          const offset = fetchedOffset(m);
           if (offset < r.startOffset || offset >= r.endOffset) continue;
-          records.push({ key: m.key, value: m.value, timestamp: Number(m.timestamp) });
+          records.push({ key: m.key, value: m.value, timestamp: fetchedTimestamp(m) });
           last = offset;
         }
         if (records.length > 0) await r.apply(records, last + 1);

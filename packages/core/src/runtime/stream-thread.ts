@@ -3,7 +3,7 @@
 
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { explainRefusal } from '../kafka/client.ts';
-import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+import { fetchedOffset, type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
 import type { TaskRuntime } from './task-runtime.ts';
@@ -207,7 +207,7 @@ export class StreamThread {
       let resolved = -1;
       for (; i < messages.length && queue.size < MAX_BUFFERED_PER_PARTITION; i++) {
         const m = messages[i]!;
-        const offset = Number(m.offset);
+        const offset = fetchedOffset(m);
         // kafkajs restarts from the group's committed offset after a rejoin; records before the
         // task's fetch position are queued or already in its (possibly uncommitted) state.
         if (offset >= queue.fetchPosition) group.add(queue, toInputRecord(batch.topic, batch.partition, m));

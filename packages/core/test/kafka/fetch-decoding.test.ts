@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { fetchDecodingInstalled, recordBatchDecoder } from '../../src/kafka/fetch-decoding.ts';
+import {
+  fetchDecodingInstalled,
+  fetchedOffset,
+  fetchedTimestamp,
+  recordBatchDecoder,
+} from '../../src/kafka/fetch-decoding.ts';
 import { originalModules, prng, requireKafkajs as require } from './kafkajs-originals.ts';
 
 const decoderPath = require.resolve('kafkajs/src/protocol/recordBatch/v0/decoder.js');
@@ -140,6 +145,18 @@ describe("the fetched record batches' decoding", () => {
           const { records: actualRecords, ...actualBatch } = actual;
           expect(actualBatch).toEqual(expectedBatch);
           expect(actualRecords.map(plain)).toEqual(expectedRecords.map(plain));
+          // Logged or serialized, a message looks the same; the runtime reads its numbers directly.
+          expect(JSON.stringify(actualRecords)).toBe(JSON.stringify(expectedRecords));
+          const numbers = (r: unknown) => {
+            const m = r as { offset: string; timestamp: string };
+            return [fetchedOffset(m), fetchedTimestamp(m)];
+          };
+          expect(actualRecords.map(numbers)).toEqual(
+            expectedRecords.map((r) => {
+              const m = r as { offset: string; timestamp: string };
+              return [Number(m.offset), Number(m.timestamp)];
+            }),
+          );
           expect(actual.records).toHaveLength(n);
           for (let i = 0; i < n; i++) {
             const e = expected.records[i] as { headers: object };
