@@ -148,8 +148,8 @@ class FetchedRecord implements DecodedRecord {
     readonly batchContext: RecordContext,
     readonly attributes: number,
     /** A number when it is exact as a double, else the decimal string. */
-    private readonly offsetValue: number | string,
-    private readonly timestampValue: number | string,
+    private offsetValue: number | string,
+    private timestampValue: number | string,
     /** -1 for a null key. */
     private readonly keyStart: number,
     private readonly keyEnd: number,
@@ -163,16 +163,32 @@ class FetchedRecord implements DecodedRecord {
     return this.batchContext.magicByte;
   }
 
+  set magicByte(value: number) {
+    assign(this, 'magicByte', value);
+  }
+
   get isControlRecord(): boolean {
     return this.batchContext.isControlBatch;
+  }
+
+  set isControlRecord(value: boolean) {
+    assign(this, 'isControlRecord', value);
   }
 
   get offset(): string {
     return String(this.offsetValue);
   }
 
+  set offset(value: string) {
+    this.offsetValue = value;
+  }
+
   get timestamp(): string {
     return String(this.timestampValue);
+  }
+
+  set timestamp(value: string) {
+    this.timestampValue = value;
   }
 
   get offsetNumber(): number {
@@ -194,8 +210,16 @@ class FetchedRecord implements DecodedRecord {
     return this.keyStart < 0 ? null : this.buf.subarray(this.keyStart, this.keyEnd);
   }
 
+  set key(value: Buffer | null) {
+    assign(this, 'key', value);
+  }
+
   get value(): Buffer | null {
     return this.valueStart < 0 ? null : this.buf.subarray(this.valueStart, this.valueEnd);
+  }
+
+  set value(value: Buffer | null) {
+    assign(this, 'value', value);
   }
 
   /**
@@ -209,6 +233,19 @@ class FetchedRecord implements DecodedRecord {
     this.parsedHeaders = readHeaders(this.buf, this.valueEnd);
     return this.parsedHeaders;
   }
+
+  set headers(value: Headers) {
+    assign(this, 'headers', value);
+  }
+}
+
+/**
+ * An assignment makes the field a plain own property from then on, as on kafkajs' objects: the
+ * read_committed correction marks records of aborted transactions as control records, and
+ * user code may set fields too.
+ */
+function assign(record: FetchedRecord, name: string, value: unknown): void {
+  Object.defineProperty(record, name, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** A fetched message's offset as a number, without its decimal string when it is one of ours. */

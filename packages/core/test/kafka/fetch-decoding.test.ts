@@ -5,6 +5,7 @@ import {
   fetchedTimestamp,
   recordBatchDecoder,
 } from '../../src/kafka/fetch-decoding.ts';
+import { type FetchedPartition, hideAbortedRecords } from '../../src/kafka/read-committed.ts';
 import { originalModules, prng, requireKafkajs as require } from './kafkajs-originals.ts';
 
 const decoderPath = require.resolve('kafkajs/src/protocol/recordBatch/v0/decoder.js');
@@ -170,6 +171,34 @@ describe("the fetched record batches' decoding", () => {
       }
     }
     expect(compared).toBe(specs.length * 2 * (1 + 17 + 300));
+  });
+
+  it("lets its fields be assigned as on kafkajs' objects (the read_committed correction hides records so)", async () => {
+    const spec = {
+      firstOffset: '40',
+      firstTimestamp: '1796000000000',
+      compression: Compression.None,
+      transactional: true,
+    };
+    const bytes = await encode(spec, prng(3), 3);
+    const batch = await ours(new Decoder(bytes));
+    const partition = {
+      abortedTransactions: [{ producerId: String(batch.producerId), firstOffset: '40' }],
+      messages: batch.records as FetchedPartition['messages'],
+    };
+    hideAbortedRecords(partition);
+    expect(partition.messages.map((m) => m.isControlRecord)).toEqual([true, true, true]);
+    const [first] = batch.records as Array<{ offset: string; timestamp: string; key: Buffer | null }>;
+    first!.offset = '7';
+    first!.timestamp = '9';
+    first!.key = Buffer.from('k');
+    expect([first!.offset, fetchedOffset(first!), first!.timestamp, fetchedTimestamp(first!)]).toEqual([
+      '7',
+      7,
+      '9',
+      9,
+    ]);
+    expect(first!.key?.toString()).toBe('k');
   });
 
   it('refuses a partial batch as kafkajs does', async () => {
