@@ -76,13 +76,21 @@ describe('window and session store routes', () => {
       const res = await fetch(`http://127.0.0.1:${server.port}${path}`);
       return { code: res.status, body: (await res.json()) as Record<string, unknown> };
     };
+    // Every user's windows and sessions, on both instances: the users' partitions belong to
+    // different tasks, which process and commit (and so leave their caches) independently.
     const deadline = Date.now() + 60_000;
-    const last = `/stores/visits/sessions/${users.at(-1)}`;
-    while (Date.now() < deadline) {
-      const r = await Promise.all(servers.map((s) => ask(s, last)));
-      if (r.every((a) => (a.body.sessions as unknown[] | undefined)?.length === 2)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const answered = async () => {
+      for (const user of users) {
+        for (const server of servers) {
+          const w = await ask(server, `/stores/per-10s/windows/${user}`);
+          const v = await ask(server, `/stores/visits/sessions/${user}`);
+          if ((w.body.windows as unknown[] | undefined)?.length !== 2) return false;
+          if ((v.body.sessions as unknown[] | undefined)?.length !== 2) return false;
+        }
+      }
+      return true;
+    };
+    while (Date.now() < deadline && !(await answered())) await new Promise((r) => setTimeout(r, 200));
     const hosts = new Set<unknown>();
     for (const user of users) {
       const windows = await Promise.all(servers.map((s) => ask(s, `/stores/per-10s/windows/${user}`)));
