@@ -40,8 +40,6 @@ export interface ConsumerHandlers {
   onCrash(error: Error, willRestart: boolean): void;
 }
 
-export { fetchedOffset } from './fetch-decoding.ts';
-
 export function toInputRecord(topic: string, partition: number, m: KafkaMessage): InputRecord {
   const record: InputRecord = {
     topic,

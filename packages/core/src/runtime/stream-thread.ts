@@ -3,7 +3,8 @@
 
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { explainRefusal } from '../kafka/client.ts';
-import { fetchedOffset, type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+import { fetchedOffset } from '../kafka/fetch-decoding.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
 import type { TaskRuntime } from './task-runtime.ts';
