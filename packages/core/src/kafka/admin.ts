@@ -38,8 +38,16 @@ export class StreamsAdmin {
   private readonly admin: Admin;
   private connected = false;
 
+  /** The partition counts this admin has seen or created: the app's topics, known at its start. */
+  private readonly knownCounts = new Map<string, number>();
+
   constructor(kafka: Kafka) {
     this.admin = kafka.admin();
+  }
+
+  /** A topic's partition count as last seen (topics added later by a user are not refreshed). */
+  partitionCountOf(topic: string): number | undefined {
+    return this.knownCounts.get(topic);
   }
 
   async connect(): Promise<void> {
@@ -59,7 +67,10 @@ export class StreamsAdmin {
     const counts = new Map<string, number>();
     if (present.length === 0) return counts;
     const { topics: meta } = await this.admin.fetchTopicMetadata({ topics: present });
-    for (const t of meta) counts.set(t.name, t.partitions.length);
+    for (const t of meta) {
+      counts.set(t.name, t.partitions.length);
+      this.knownCounts.set(t.name, t.partitions.length);
+    }
     return counts;
   }
 
@@ -80,6 +91,7 @@ export class StreamsAdmin {
         })),
       });
       await this.waitForTopics(missing.map((s) => s.topic));
+      for (const s of missing) this.knownCounts.set(s.topic, s.numPartitions);
     }
     return specs.filter((s) => counts.has(s.topic) && counts.get(s.topic) !== s.numPartitions);
   }

@@ -10,11 +10,31 @@
 // 2^30 ms or more) go through kafkajs' own record encoder, unchanged. A unit test compares both
 // encoders' bytes for the same messages.
 import {
+  type OutputBatch,
+  sizeOfVarInt,
+  writeInt64,
+  writeVarInt,
+} from '../processor/internals/output-batch.ts';
+import {
   installModule,
   loadedExports,
   requireFromCore as require,
   resolveKafkajsModule,
 } from './kafkajs-modules.ts';
+
+/**
+ * Marks a message that stands for an encoded batch (processor/internals/output-batch.ts): the
+ * producer passes kafkajs as many references to one such message as the batch has records, so
+ * that kafkajs' sequence numbers count them, and the request below writes the batch's bytes.
+ */
+export const ENCODED_BATCH = Symbol('kstreams.encodedBatch');
+
+export interface EncodedBatchMessage {
+  partition: number;
+  key: null;
+  value: null;
+  [ENCODED_BATCH]: OutputBatch;
+}
 
 interface KafkajsEncoder {
   buf: Buffer;
@@ -25,6 +45,7 @@ interface KafkajsEncoder {
   writeInt32(value: number): KafkajsEncoder;
   writeArray(values: unknown[]): KafkajsEncoder;
   writeEncoder(value: KafkajsEncoder): KafkajsEncoder;
+  writeBuffer(value: Buffer): KafkajsEncoder;
 }
 
 interface RecordArgs {
@@ -44,33 +65,8 @@ interface Message {
   headers?: { [key: string]: unknown };
 }
 
-const VARINT_CONTINUES = 0xffffff80;
 /** Below this, the zigzag varint of a 32-bit number has the bytes of the 64-bit one. */
 const SMALL = 2 ** 30;
-
-function zigzag(value: number): number {
-  return (value << 1) ^ (value >> 31);
-}
-
-function sizeOfVarInt(value: number): number {
-  let encoded = zigzag(value);
-  let bytes = 1;
-  while ((encoded & VARINT_CONTINUES) !== 0) {
-    bytes += 1;
-    encoded >>>= 7;
-  }
-  return bytes;
-}
-
-function writeVarInt(buf: Buffer, at: number, value: number): number {
-  let encoded = zigzag(value);
-  while ((encoded & VARINT_CONTINUES) !== 0) {
-    buf[at++] = (encoded & 0x7f) | 0x80;
-    encoded >>>= 7;
-  }
-  buf[at++] = encoded;
-  return at;
-}
 
 function isPlainBytes(value: unknown): value is Buffer | null | undefined {
   return value === null || value === undefined || Buffer.isBuffer(value);
@@ -179,6 +175,18 @@ export function produceRequestV3(record: RecordEncoder) {
       for (const { topic, partitions } of topicData) {
         const encoded: KafkajsEncoder[] = [];
         for (const { partition, firstSequence, messages } of partitions) {
+          const prebuilt = (messages[0] as Partial<EncodedBatchMessage> | undefined)?.[ENCODED_BATCH];
+          if (prebuilt !== undefined) {
+            const bytes = batchWithHeader(prebuilt, messages, {
+              producerId: Long.fromValue(producerId),
+              producerEpoch,
+              firstSequence: firstSequence ?? 0,
+              transactional: !!transactionalId,
+              compressed: compression !== Types.None,
+            });
+            encoded.push(new Encoder().writeInt32(partition).writeInt32(bytes.length).writeBuffer(bytes));
+            continue;
+          }
           const dateNow = Date.now();
           const range = timestampRange(messages);
           const firstTimestamp = range === undefined ? dateNow : range.first;
@@ -216,6 +224,59 @@ export function produceRequestV3(record: RecordEncoder) {
         .writeArray(topics);
     },
   });
+}
+
+interface KafkajsLong {
+  getHighBits(): number;
+  getLowBits(): number;
+}
+
+interface BatchHeader {
+  producerId: KafkajsLong;
+  producerEpoch: number;
+  firstSequence: number;
+  transactional: boolean;
+  compressed: boolean;
+}
+
+const TRANSACTIONAL = 0x10;
+
+let crc32CFunction: ((bytes: Buffer) => number) | undefined;
+function crc32C(bytes: Buffer): number {
+  crc32CFunction ??= require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as (bytes: Buffer) => number;
+  return crc32CFunction(bytes);
+}
+
+/**
+ * Writes the header of an encoded batch (Kafka's record batch, magic 2) into the room it left:
+ * producer id, epoch and first sequence as kafkajs assigned them to this request.
+ */
+export function batchWithHeader(batch: OutputBatch, messages: unknown[], header: BatchHeader): Buffer {
+  // kafkajs would merge two batches of one partition into one list: never sent so (producers.ts).
+  if (messages.length !== batch.count || messages[messages.length - 1] !== messages[0]) {
+    throw new Error(
+      `kstreams: a produce request got ${messages.length} messages for ${batch.topic}-${batch.partition}, ` +
+        `not the ${batch.count} references to its encoded batch`,
+    );
+  }
+  if (header.compressed) throw new Error('kstreams: encoded batches are sent uncompressed');
+  const buf = batch.encoded;
+  buf.writeInt32BE(0, 0); // base offset: the broker assigns it
+  buf.writeInt32BE(0, 4);
+  buf.writeInt32BE(buf.length - 12, 8);
+  buf.writeInt32BE(0, 12); // partition leader epoch, as kafkajs writes it
+  buf.writeInt8(2, 16);
+  buf.writeInt16BE(header.transactional ? TRANSACTIONAL : 0, 21);
+  buf.writeInt32BE(batch.count - 1, 23);
+  writeInt64(buf, 27, batch.baseTimestamp);
+  writeInt64(buf, 35, batch.maxTimestamp);
+  buf.writeInt32BE(header.producerId.getHighBits(), 43);
+  buf.writeInt32BE(header.producerId.getLowBits(), 47);
+  buf.writeInt16BE(header.producerEpoch, 51);
+  buf.writeInt32BE(header.firstSequence, 53);
+  buf.writeInt32BE(batch.count, 57);
+  buf.writeUInt32BE(crc32C(buf.subarray(21)), 17);
+  return buf;
 }
 
 let installed = false;

@@ -4,12 +4,15 @@
 // one producer per thread, fenced by the group generation, is thread-producer.ts.)
 // This module loads no kafkajs value (only its types); producer-grouping.ts, imported below for how
 // many records a send may carry, installs core's replacements before anything loads kafkajs.
-import type { CompressionTypes, Kafka, Message, Producer, RecordMetadata, Transaction } from 'kafkajs';
+import type { Kafka, Message, Producer, RecordMetadata, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
+import type { OutputBatch } from '../processor/internals/output-batch.ts';
+import type { CollectedOutput } from '../processor/internals/record-collector.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { explainRefusal } from './client.ts';
 import { JavaCompatiblePartitioner } from './java-partitioner.ts';
+import { ENCODED_BATCH, type EncodedBatchMessage, produceEncodingInstalled } from './produce-encoding.ts';
 import { linearGroupingInstalled } from './producer-grouping.ts';
 
 export interface TaskProducer {
@@ -20,7 +23,7 @@ export interface TaskProducer {
    * Returns, for each topic-partition that records were sent to with an explicit partition,
    * the offset after the last of them (what a changelog checkpoint records).
    */
-  send(records: OutputRecord[]): Promise<TopicPartitionOffset[]>;
+  send(output: CollectedOutput): Promise<TopicPartitionOffset[]>;
   /** exactly_once: adds the input offsets to the transaction and commits it. */
   commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void>;
   /** exactly_once: aborts the open transaction, if any. */
@@ -87,20 +90,107 @@ export function chunkRecords(records: OutputRecord[]): OutputRecord[][] {
   return chunks;
 }
 
-/** Sends chunk after chunk and merges the changelog end offsets they report. */
+/**
+ * Groups encoded batches into sends: a produce request (v3 and later) takes one batch per
+ * partition, so a partition's second batch goes in a later send than its first; a send carries
+ * about MAX_BYTES_PER_SEND (at least one batch).
+ */
+export function planBatchSends(batches: OutputBatch[]): OutputBatch[][] {
+  const rounds: OutputBatch[][] = [];
+  const seen = new Map<string, number>();
+  for (const b of batches) {
+    const k = topicPartitionKey(b.topic, b.partition);
+    const round = seen.get(k) ?? 0;
+    seen.set(k, round + 1);
+    (rounds[round] ??= []).push(b);
+  }
+  const sends: OutputBatch[][] = [];
+  for (const round of rounds) {
+    let current: OutputBatch[] = [];
+    let bytes = 0;
+    for (const b of round) {
+      if (current.length > 0 && bytes + b.bytes > MAX_BYTES_PER_SEND) {
+        sends.push(current);
+        current = [];
+        bytes = 0;
+      }
+      current.push(b);
+      bytes += b.bytes;
+    }
+    if (current.length > 0) sends.push(current);
+  }
+  return sends;
+}
+
+/** kafkajs' messages for encoded batches: a batch's marker once per record it holds. */
+export function batchMessages(batches: OutputBatch[]): TopicMessages[] {
+  const byTopic = new Map<string, EncodedBatchMessage[]>();
+  for (const batch of batches) {
+    let list = byTopic.get(batch.topic);
+    if (!list) {
+      list = [];
+      byTopic.set(batch.topic, list);
+    }
+    const marker: EncodedBatchMessage = {
+      partition: batch.partition,
+      key: null,
+      value: null,
+      [ENCODED_BATCH]: batch,
+    };
+    for (let i = 0; i < batch.count; i++) list.push(marker);
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages: messages as unknown as Message[] }));
+}
+
+type TopicMessages = { topic: string; messages: Message[] };
+
+/** Sends a task's output (batches, then records) call after call; merges the end offsets they report. */
 export async function sendInChunks(
-  records: OutputRecord[],
-  sendOne: (chunk: OutputRecord[]) => Promise<RecordMetadata[]>,
+  output: CollectedOutput,
+  sendOne: (topicMessages: TopicMessages[]) => Promise<RecordMetadata[]>,
 ): Promise<TopicPartitionOffset[]> {
   const ends = new Map<string, TopicPartitionOffset>();
-  for (const chunk of chunkRecords(records)) {
-    for (const end of explicitEnds(chunk, await sendOne(chunk))) {
+  const merge = (found: TopicPartitionOffset[]) => {
+    for (const end of found) {
       const k = topicPartitionKey(end.topic, end.partition);
       if ((ends.get(k)?.offset ?? -1) < end.offset) ends.set(k, end);
     }
+  };
+  if (output.batches.length > 0 && !produceEncodingInstalled()) {
+    throw new Error("kstreams: encoded batches need core's produce request, which is not installed");
   }
+  for (const send of planBatchSends(output.batches))
+    merge(batchEnds(send, await sendOne(batchMessages(send))));
+  for (const chunk of chunkRecords(output.records))
+    merge(explicitEnds(chunk, await sendOne(toMessages(chunk))));
   return [...ends.values()];
 }
+
+/** The end offsets of the batches that named their partition (changelogs'). */
+function batchEnds(batches: OutputBatch[], meta: RecordMetadata[]): TopicPartitionOffset[] {
+  const sent = new Map<string, OutputBatch>();
+  for (const b of batches) if (b.explicit) sent.set(topicPartitionKey(b.topic, b.partition), b);
+  const ends: TopicPartitionOffset[] = [];
+  for (const m of meta) {
+    const b = sent.get(topicPartitionKey(m.topicName, m.partition));
+    if (b === undefined || m.baseOffset === undefined) continue;
+    ends.push({ topic: m.topicName, partition: m.partition, offset: Number(m.baseOffset) + b.count });
+  }
+  return ends;
+}
+
+/** The topic-partitions a task's output names explicitly: whose end offsets it is told. */
+export function explicitPartitions(output: CollectedOutput): Set<string> {
+  const named = new Set<string>();
+  for (const b of output.batches) if (b.explicit) named.add(topicPartitionKey(b.topic, b.partition));
+  for (const r of output.records)
+    if (r.partition !== undefined) named.add(topicPartitionKey(r.topic, r.partition));
+  return named;
+}
+
+/** Whether there is nothing to send. */
+export const isEmptyOutput = (output: CollectedOutput): boolean =>
+  output.batches.length === 0 && output.records.length === 0;
 
 function explicitEnds(records: OutputRecord[], meta: RecordMetadata[]): TopicPartitionOffset[] {
   const counts = new Map<string, number>();
@@ -126,7 +216,6 @@ export class SharedProducer implements TaskProducer {
   constructor(
     private readonly kafka: Kafka,
     private readonly config: Required<ProducerConfig>,
-    private readonly compression?: CompressionTypes,
   ) {
     this.producer = this.create();
   }
@@ -165,14 +254,13 @@ export class SharedProducer implements TaskProducer {
     if (wasConnected) await old.disconnect().catch(() => {});
   }
 
-  async send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
-    if (records.length === 0) return [];
+  async send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+    if (isEmptyOutput(output)) return [];
     await this.connect();
-    return sendInChunks(records, (chunk) =>
+    return sendInChunks(output, (topicMessages) =>
       this.producer.sendBatch({
-        topicMessages: toMessages(chunk),
+        topicMessages,
         acks: this.config.acks,
-        compression: this.compression,
       }),
     );
   }
@@ -249,10 +337,10 @@ export class TransactionalTaskProducer implements TaskProducer {
     return this.transaction;
   }
 
-  async send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
-    if (records.length === 0) return [];
+  async send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+    if (isEmptyOutput(output)) return [];
     const t = await this.begin();
-    return sendInChunks(records, (chunk) => t.sendBatch({ topicMessages: toMessages(chunk), acks: -1 }));
+    return sendInChunks(output, (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }));
   }
 
   async commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {

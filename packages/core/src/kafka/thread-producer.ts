@@ -7,14 +7,16 @@
 // This module loads no kafkajs value (only its types); see producers.ts.
 import type { Kafka, Producer, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
-import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
+import type { CollectedOutput } from '../processor/internals/record-collector.ts';
+import { topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { retryWhileErrorType } from './error-kinds.ts';
 import {
+  explicitPartitions,
   initTransactions,
+  isEmptyOutput,
   sendInChunks,
   type TaskProducer,
-  toMessages,
   toOffsetTopics,
   transactionalProducer,
 } from './producers.ts';
@@ -24,15 +26,14 @@ import { type ConsumerGroupMetadata, commitOffsetsInGeneration } from './txn-off
 const CONCURRENT_RETRY = { timeoutMs: 5_000, backoffMs: 10, maxBackoffMs: 100 };
 
 interface PendingSend {
-  records: OutputRecord[];
+  output: CollectedOutput;
   resolve(ends: TopicPartitionOffset[]): void;
   reject(error: unknown): void;
 }
 
-/** Of a shared send's end offsets, those of the partitions `records` name. */
-function endsOf(records: OutputRecord[], ends: TopicPartitionOffset[]): TopicPartitionOffset[] {
-  const mine = new Set<string>();
-  for (const r of records) if (r.partition !== undefined) mine.add(topicPartitionKey(r.topic, r.partition));
+/** Of a shared send's end offsets, those of the partitions a task's output names. */
+function endsOf(output: CollectedOutput, ends: TopicPartitionOffset[]): TopicPartitionOffset[] {
+  const mine = explicitPartitions(output);
   return ends.filter((e) => mine.has(topicPartitionKey(e.topic, e.partition)));
 }
 
@@ -94,12 +95,12 @@ export class TransactionalThreadProducer {
 
   /**
    * Sends into the open transaction (opening one), with whatever other tasks send meanwhile.
-   * Resolves when acknowledged, with the end offsets of the partitions `records` name explicitly.
+   * Resolves when acknowledged, with the end offsets of the partitions `output` names explicitly.
    */
-  send(records: OutputRecord[]): Promise<TopicPartitionOffset[]> {
-    if (records.length === 0) return Promise.resolve([]);
+  send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+    if (isEmptyOutput(output)) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ records, resolve, reject });
+      this.waiting.push({ output, resolve, reject });
       this.sendWaiting();
     });
   }
@@ -111,11 +112,15 @@ export class TransactionalThreadProducer {
     this.inFlight = (async () => {
       try {
         const t = await this.begin();
-        const records = batch.length === 1 ? batch[0]!.records : batch.flatMap((b) => b.records);
-        const ends = await sendInChunks(records, (chunk) =>
-          t.sendBatch({ topicMessages: toMessages(chunk), acks: -1 }),
-        );
-        for (const b of batch) b.resolve(batch.length === 1 ? ends : endsOf(b.records, ends));
+        const output =
+          batch.length === 1
+            ? batch[0]!.output
+            : {
+                batches: batch.flatMap((b) => b.output.batches),
+                records: batch.flatMap((b) => b.output.records),
+              };
+        const ends = await sendInChunks(output, (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }));
+        for (const b of batch) b.resolve(batch.length === 1 ? ends : endsOf(b.output, ends));
       } catch (error) {
         for (const b of batch) b.reject(error);
       } finally {

@@ -15,6 +15,7 @@ import {
   isRefusedRecordsError,
   isRetriableError,
 } from '../kafka/error-kinds.ts';
+import { produceEncodingInstalled } from '../kafka/produce-encoding.ts';
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -405,6 +406,8 @@ export class TaskManager {
       uncommittedBytes: this.uncommittedBytes,
       threadCache: this.threadCache,
       globalStore: this.deps.globalStore,
+      // Encoded at the sink only where core's produce request will write the batches.
+      partitionCountOf: produceEncodingInstalled() ? (topic) => admin.partitionCountOf(topic) : undefined,
       producerFor: (taskId: string): TaskProducer =>
         this.threadTransaction?.producer.forTask() ??
         (config.exactlyOnce

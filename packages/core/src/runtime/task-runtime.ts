@@ -15,9 +15,9 @@ import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import { maxFetchWaitMs, PartitionGroup } from '../processor/internals/partition-group.ts';
-import { BufferingRecordCollector } from '../processor/internals/record-collector.ts';
+import { BufferingRecordCollector, type PartitionCountOf } from '../processor/internals/record-collector.ts';
 import type { RecordQueue } from '../processor/internals/record-queue.ts';
-import { type InputRecord, type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
+import { type InputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
 import { levelBytesStores } from '../state/bytes-stores.ts';
@@ -39,6 +39,8 @@ export interface TaskRuntimeDeps {
   threadCache: ThreadCache;
   globalStore?: ((storeName: string) => StateStore | undefined) | undefined;
   producerFor(taskId: string): TaskProducer;
+  /** Topics whose partition count is known get their records partitioned and encoded at the sink. */
+  partitionCountOf?: PartitionCountOf | undefined;
 }
 
 function taskDirectory(config: ResolvedConfig, taskId: string): string {
@@ -48,7 +50,7 @@ function taskDirectory(config: ResolvedConfig, taskId: string): string {
 export class TaskRuntime {
   readonly task: StreamTask;
   readonly producer: TaskProducer;
-  readonly collector = new BufferingRecordCollector();
+  readonly collector: BufferingRecordCollector;
   readonly inputPartitions: Array<{ topic: string; partition: number }>;
   state: 'created' | 'running' | 'closed' = 'created';
   checkpoint: CheckpointEntry[] = [];
@@ -70,6 +72,7 @@ export class TaskRuntime {
     const [subtopology, partition] = parseTaskId(id);
     this.log = deps.logger.child({ taskId: id });
     this.producer = deps.producerFor(id);
+    this.collector = new BufferingRecordCollector(deps.partitionCountOf);
     const dir = taskDirectory(config, id);
     this.task = new StreamTask({
       id: { subtopology, partition },
@@ -252,17 +255,17 @@ export class TaskRuntime {
    */
   async flush(): Promise<void> {
     if (this.collector.size === 0) return;
-    const records = this.collector.drain();
+    const output = this.collector.drain();
     // The at_least_once producer is shared by the thread's tasks: a failed send must fail the
     // task that made it, so it is awaited here.
     if (!this.producer.transactional) {
-      await this.producer.send(records);
+      await this.producer.send(output);
       return;
     }
     // One send in flight per producer: kafkajs numbers an idempotent producer's batches when it
     // builds the request, so two sends of one producer at once could reuse sequence numbers.
     await this.settleSend();
-    const sending = this.producer.send(records);
+    const sending = this.producer.send(output);
     // A failure surfaces at the next flush or commit, which roll the transaction back.
     sending.catch(() => {});
     this.sending = sending;
@@ -280,15 +283,17 @@ export class TaskRuntime {
     await this.settleSend();
     await this.task.prepareCommit();
     const now = Date.now();
-    const changelog: OutputRecord[] = this.task.changelogRecords().map((c) => ({
-      topic: c.topic,
-      partition: c.partition,
-      key: c.key,
-      value: c.value,
-      timestamp: c.timestamp ?? now,
-      ...(c.headers === undefined ? {} : { headers: { ...c.headers } }),
-    }));
-    return this.producer.send([...this.collector.drain(), ...changelog]);
+    for (const c of this.task.changelogRecords()) {
+      this.collector.send({
+        topic: c.topic,
+        partition: c.partition,
+        key: c.key,
+        value: c.value,
+        timestamp: c.timestamp ?? now,
+        ...(c.headers === undefined ? {} : { headers: c.headers }),
+      });
+    }
+    return this.producer.send(this.collector.drain());
   }
 
   async commitTransaction(groupId: string): Promise<void> {

@@ -70,9 +70,9 @@ describe('BufferingRecordCollector', () => {
     collector.send(record(1));
     collector.send(record(2));
     expect(collector.size).toBe(2);
-    expect(collector.drain().map((r) => r.timestamp)).toEqual([1, 2]);
+    expect(collector.drain().records.map((r) => r.timestamp)).toEqual([1, 2]);
     expect(collector.size).toBe(0);
-    expect(collector.drain()).toEqual([]);
+    expect(collector.drain()).toEqual({ batches: [], records: [] });
   });
 
   it('clear drops what a rolled-back transaction had not sent', () => {
@@ -80,6 +80,6 @@ describe('BufferingRecordCollector', () => {
     collector.send(record(1));
     collector.clear();
     collector.send(record(3));
-    expect(collector.drain().map((r) => r.timestamp)).toEqual([3]);
+    expect(collector.drain().records.map((r) => r.timestamp)).toEqual([3]);
   });
 });

@@ -1,10 +1,11 @@
 // Kafka Streams' RecordCollector: how a task's output leaves it. A sink serializes through here;
 // the runtime's collector buffers until a flush hands the records to a producer (kafka/producers.ts
-// chunks and sends them); the test driver's collector captures them instead. Partitioning of
-// records without an explicit partition is the producer's (murmur2 of the key, partitioner.ts).
+// sends them); the test driver's collector captures them instead.
 import { RecordTooLargeError, SerializationError } from '../../errors.ts';
 import type { Record } from '../record.ts';
 import type { AnySerde, SinkPartitioner } from './internal-topology-builder.ts';
+import { MAX_BATCH_BYTES, OutputBatch } from './output-batch.ts';
+import { partitionForKey } from './partitioner.ts';
 import type { OutputRecord } from './records.ts';
 
 export interface RecordCollector {
@@ -74,29 +75,74 @@ function estimatedSize(
   return size;
 }
 
+/** A task's output between flushes: encoded batches, and records for topics of unknown width. */
+export interface CollectedOutput {
+  /** Per topic-partition, in the order they were started; a partition's batches in record order. */
+  readonly batches: OutputBatch[];
+  /** For topics whose partition count the task does not know: the producer partitions them. */
+  readonly records: OutputRecord[];
+}
+
+/** The partition count of a topic, when the runtime knows it. */
+export type PartitionCountOf = (topic: string) => number | undefined;
+
 /**
  * Buffers a task's output between flushes: kafkajs sends one request per send() call and has no
- * linger, so records are sent in batches (at the end of each input batch and at each commit).
+ * linger, so records are sent in batches (at the end of each input batch and at each commit). A
+ * record for a topic whose partition count is known is partitioned here (murmur2 of the key, as
+ * Java's producer; round robin without a key) and written into its partition's batch at once.
  */
 export class BufferingRecordCollector implements RecordCollector {
-  private pending: OutputRecord[] = [];
+  private batches: OutputBatch[] = [];
+  /** Per topic, the batch each partition appends to. */
+  private readonly open = new Map<string, Array<OutputBatch | undefined>>();
+  private records: OutputRecord[] = [];
+  private count = 0;
+  private roundRobin = 0;
+
+  constructor(private readonly partitionCountOf: PartitionCountOf = () => undefined) {}
 
   send(record: OutputRecord): void {
-    this.pending.push(record);
+    this.count += 1;
+    const width = this.partitionCountOf(record.topic);
+    if (width === undefined) {
+      this.records.push(record);
+      return;
+    }
+    const { topic, key, value, headers } = record;
+    const partition =
+      record.partition ?? (key === null ? this.roundRobin++ % width : partitionForKey(key, width));
+    const bytes = OutputBatch.recordBytes(key, value, headers);
+    let open = this.open.get(topic);
+    if (open === undefined) {
+      open = [];
+      this.open.set(topic, open);
+    }
+    let batch = open[partition];
+    if (batch === undefined || (batch.count > 0 && batch.bytes + bytes > MAX_BATCH_BYTES)) {
+      batch = new OutputBatch(topic, partition, bytes);
+      open[partition] = batch;
+      this.batches.push(batch);
+    }
+    batch.append(key, value, record.timestamp, headers);
+    if (record.partition !== undefined) batch.explicit = true;
   }
 
   get size(): number {
-    return this.pending.length;
+    return this.count;
   }
 
-  drain(): OutputRecord[] {
-    const out = this.pending;
-    this.pending = [];
+  drain(): CollectedOutput {
+    const out = { batches: this.batches, records: this.records };
+    this.clear();
     return out;
   }
 
   /** Drops unsent output of a transaction that is being rolled back. */
   clear(): void {
-    this.pending = [];
+    this.batches = [];
+    this.records = [];
+    this.open.clear();
+    this.count = 0;
   }
 }
