@@ -3,6 +3,7 @@
 // resolveOffset / seek, which the runtime drives itself.
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { ResolvedConfig } from '../config/streams-config.ts';
+import type { InputReader } from '../processor/internals/record-queue.ts';
 import type { InputRecord } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { type AssignorOptions, kstreamsAssignor } from './assignor.ts';
@@ -56,6 +57,12 @@ export function toInputRecord(topic: string, partition: number, m: KafkaMessage)
   }
   return record;
 }
+
+/** A task's queues hold the fetched messages and make InputRecords of them when processed. */
+export const fetchedMessageReader: InputReader = {
+  timestamp: (fetched) => fetchedTimestamp(fetched as KafkaMessage),
+  record: (topic, partition, fetched) => toInputRecord(topic, partition, fetched as KafkaMessage),
+};
 
 /** How long the consumer restarts itself after crashes kafkajs would not restart from. */
 const SELF_RESTART_WINDOW_MS = 5 * 60_000;

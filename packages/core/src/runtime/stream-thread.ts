@@ -3,7 +3,7 @@
 
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { explainRefusal } from '../kafka/client.ts';
-import { type InputBatch, MainConsumer, toInputRecord } from '../kafka/consumer.ts';
+import { type InputBatch, MainConsumer } from '../kafka/consumer.ts';
 import { fetchedOffset } from '../kafka/fetch-decoding.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
@@ -211,7 +211,7 @@ export class StreamThread {
         const offset = fetchedOffset(m);
         // kafkajs restarts from the group's committed offset after a rejoin; records before the
         // task's fetch position are queued or already in its (possibly uncommitted) state.
-        if (offset >= queue.fetchPosition) group.add(queue, toInputRecord(batch.topic, batch.partition, m));
+        if (offset >= queue.fetchPosition) group.addFetched(queue, m, offset);
         resolved = offset;
       }
       // Once per slice: kafkajs' resolveOffset does Long arithmetic on strings (3% of a word

@@ -1,5 +1,6 @@
 // One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
 // its output buffer, and its input positions (where it is, and where its last commit was).
+
 import { join } from 'node:path';
 import {
   type CheckpointEntry,
@@ -10,6 +11,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { type StreamsAdmin, type TopicPartitionOffset, UNSTABLE_OFFSETS_WAIT_MS } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
+import { fetchedMessageReader } from '../kafka/consumer.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
@@ -109,6 +111,7 @@ export class TaskRuntime {
     this.partitionGroup = new PartitionGroup(this.inputPartitions, {
       maxTaskIdleMs: config.maxTaskIdleMs,
       maxFetchWaitMs: maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
+      reader: fetchedMessageReader,
     });
     if (deps.recorder.debug) {
       const nodes = sourceNodesByTopic(topology, config.applicationId, subtopology);

@@ -9,7 +9,7 @@ import { wordCount } from '../runtime/fixtures/word-count-topology.ts';
 function queueWith(topic: string, records: number): RecordQueue {
   const q = new RecordQueue(topic, 0);
   for (let offset = 0; offset < records; offset++)
-    q.add({ topic, partition: 0, offset, timestamp: offset, key: null, value: null, headers: {} } as never);
+    q.add({ topic, partition: 0, offset, timestamp: offset, key: null, value: null, headers: {} }, offset);
   return q;
 }
 

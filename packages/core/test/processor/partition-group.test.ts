@@ -171,4 +171,32 @@ describe('PartitionGroup', () => {
     while (g.numBuffered > 0) seen.push(g.nextRecord()!.record.offset);
     expect(seen).toEqual([...Array(next).keys()]);
   });
+
+  it('holds fetched messages as fetched and makes each a record only when it is taken', () => {
+    const made: number[] = [];
+    const reader = {
+      timestamp: (m: unknown) => (m as { ts: number }).ts,
+      record: (topic: string, partition: number, m: unknown): InputRecord => {
+        const { at, ts } = m as { at: number; ts: number };
+        made.push(at);
+        return {
+          topic,
+          partition,
+          offset: at,
+          key: null,
+          value: Buffer.from(`${topic}@${at}`),
+          timestamp: ts,
+        };
+      },
+    };
+    const g = new PartitionGroup([A, B], { maxTaskIdleMs: 0, maxFetchWaitMs: 1_000, reader });
+    g.addFetched(g.queue(A.topic, A.partition)!, { at: 7, ts: 40 }, 7);
+    g.addFetched(g.queue(B.topic, B.partition)!, { at: 2, ts: 20 }, 2);
+    expect(g.queue(A.topic, A.partition)!.fetchPosition).toBe(8);
+    expect(made).toEqual([]);
+    expect(g.nextRecord()!.record).toMatchObject({ topic: 'right', partition: 3, offset: 2, timestamp: 20 });
+    expect(made).toEqual([2]);
+    expect(g.nextRecord()!.record.value!.toString()).toBe('left@7');
+    expect(made).toEqual([2, 7]);
+  });
 });

@@ -1,4 +1,4 @@
-import { RecordQueue } from './record-queue.ts';
+import { type InputReader, RecordQueue } from './record-queue.ts';
 import type { InputRecord } from './records.ts';
 import { topicPartitionKey } from './records.ts';
 
@@ -15,6 +15,8 @@ export interface PartitionGroupOptions {
    * unbounded wait could stall the task.
    */
   maxFetchWaitMs: number;
+  /** How the queues read what they hold (default: InputRecords). */
+  reader?: InputReader | undefined;
 }
 
 /**
@@ -47,7 +49,7 @@ export class PartitionGroup {
     partitions: ReadonlyArray<{ topic: string; partition: number }>,
     private readonly options: PartitionGroupOptions,
   ) {
-    this.list = partitions.map((p) => new RecordQueue(p.topic, p.partition));
+    this.list = partitions.map((p) => new RecordQueue(p.topic, p.partition, options.reader));
     for (const q of this.list) this.queues.set(topicPartitionKey(q.topic, q.partition), q);
   }
 
@@ -56,7 +58,12 @@ export class PartitionGroup {
   }
 
   add(queue: RecordQueue, record: InputRecord): void {
-    queue.add(record);
+    this.addFetched(queue, record, record.offset);
+  }
+
+  /** Queues a fetched message, which the options' reader makes a record when it is taken. */
+  addFetched(queue: RecordQueue, fetched: unknown, offset: number): void {
+    queue.add(fetched, offset);
     this.buffered++;
   }
 
