@@ -102,7 +102,9 @@ export function planBatchSends(batches: OutputBatch[]): OutputBatch[][] {
     const k = topicPartitionKey(b.topic, b.partition);
     const round = seen.get(k) ?? 0;
     seen.set(k, round + 1);
-    (rounds[round] ??= []).push(b);
+    const list = rounds[round];
+    if (list === undefined) rounds[round] = [b];
+    else list.push(b);
   }
   const sends: OutputBatch[][] = [];
   for (const round of rounds) {

@@ -135,7 +135,8 @@ export class OutputBatch {
         if (v === undefined) continue;
         const k = Buffer.from(name, 'utf8');
         const b = headerBytes(v);
-        (headerList ??= []).push([k, b]);
+        if (headerList === undefined) headerList = [];
+        headerList.push([k, b]);
         headersSize += sizeOfVarInt(k.length) + k.length + sizeOfVarInt(b.length) + b.length;
       }
     }
@@ -161,13 +162,12 @@ export class OutputBatch {
     at = writeVarInt(buf, at, valueLength);
     if (value !== null) at += value.copy(buf, at);
     at = writeVarInt(buf, at, headerCount);
-    if (headerList !== undefined)
-      for (const [k, v] of headerList) {
-        at = writeVarInt(buf, at, k.length);
-        at += k.copy(buf, at);
-        at = writeVarInt(buf, at, v.length);
-        at += v.copy(buf, at);
-      }
+    for (const [k, v] of headerList ?? []) {
+      at = writeVarInt(buf, at, k.length);
+      at += k.copy(buf, at);
+      at = writeVarInt(buf, at, v.length);
+      at += v.copy(buf, at);
+    }
     this.size = at;
     this.count += 1;
   }
