@@ -11,9 +11,10 @@
 // encoders' bytes for the same messages.
 import {
   type OutputBatch,
+  recordBodyBytes,
   sizeOfVarInt,
   writeInt64,
-  writeVarInt,
+  writeRecordHead,
 } from '../processor/internals/output-batch.ts';
 import {
   installModule,
@@ -91,26 +92,10 @@ export function fastRecordEncoder(fallback: RecordEncoder): RecordEncoder {
     ) {
       return fallback(args);
     }
-    const keyLength = key == null ? -1 : key.length;
-    const valueLength = value == null ? -1 : value.length;
-    const body =
-      1 +
-      sizeOfVarInt(timestampDelta) +
-      sizeOfVarInt(offsetDelta) +
-      sizeOfVarInt(keyLength) +
-      Math.max(keyLength, 0) +
-      sizeOfVarInt(valueLength) +
-      Math.max(valueLength, 0) +
-      1;
+    // No headers: their count's varint is one zero byte.
+    const body = recordBodyBytes(timestampDelta, offsetDelta, key, value, 1);
     const buf = Buffer.allocUnsafe(sizeOfVarInt(body) + body);
-    let at = writeVarInt(buf, 0, body);
-    buf[at++] = 0;
-    at = writeVarInt(buf, at, timestampDelta);
-    at = writeVarInt(buf, at, offsetDelta);
-    at = writeVarInt(buf, at, keyLength);
-    if (key != null) at += key.copy(buf, at);
-    at = writeVarInt(buf, at, valueLength);
-    if (value != null) at += value.copy(buf, at);
+    let at = writeRecordHead(buf, 0, body, timestampDelta, offsetDelta, key, value);
     buf[at++] = 0;
     return { buf, offset: at, buffer: buf };
   };

@@ -72,6 +72,52 @@ function writeVarLong(buf: Buffer, at: number, value: number): number {
   return at;
 }
 
+/**
+ * A record's bytes after its length varint (Kafka's record format v2): attributes, timestamp and
+ * offset deltas, key, value, then `headerBytes` (the header count's varint and the headers).
+ */
+export function recordBodyBytes(
+  timestampDelta: number,
+  offsetDelta: number,
+  key: Buffer | null | undefined,
+  value: Buffer | null | undefined,
+  headerBytes: number,
+): number {
+  const keyLength = key == null ? -1 : key.length;
+  const valueLength = value == null ? -1 : value.length;
+  return (
+    1 +
+    sizeOfVarInt(timestampDelta) +
+    sizeOfVarInt(offsetDelta) +
+    sizeOfVarInt(keyLength) +
+    Math.max(keyLength, 0) +
+    sizeOfVarInt(valueLength) +
+    Math.max(valueLength, 0) +
+    headerBytes
+  );
+}
+
+/** Writes a record up to its headers (see `recordBodyBytes`); returns where the headers go. */
+export function writeRecordHead(
+  buf: Buffer,
+  at: number,
+  body: number,
+  timestampDelta: number,
+  offsetDelta: number,
+  key: Buffer | null | undefined,
+  value: Buffer | null | undefined,
+): number {
+  let to = writeVarInt(buf, at, body);
+  buf[to++] = 0;
+  to = writeVarInt(buf, to, timestampDelta);
+  to = writeVarInt(buf, to, offsetDelta);
+  to = writeVarInt(buf, to, key == null ? -1 : key.length);
+  if (key != null) to += key.copy(buf, to);
+  to = writeVarInt(buf, to, value == null ? -1 : value.length);
+  if (value != null) to += value.copy(buf, to);
+  return to;
+}
+
 export function writeInt64(buf: Buffer, at: number, value: number): void {
   const high = Math.floor(value / TWO_32);
   buf.writeInt32BE(high, at);
@@ -125,8 +171,6 @@ export class OutputBatch {
     } else if (timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
     const timestampDelta = timestamp - this.baseTimestamp;
     const offsetDelta = this.count;
-    const keyLength = key === null ? -1 : key.length;
-    const valueLength = value === null ? -1 : value.length;
     let headerList: Array<[Buffer, Buffer]> | undefined;
     let headersSize = 0;
     if (headers !== undefined) {
@@ -141,26 +185,16 @@ export class OutputBatch {
       }
     }
     const headerCount = headerList?.length ?? 0;
-    const body =
-      1 +
-      sizeOfVarInt(timestampDelta) +
-      sizeOfVarInt(offsetDelta) +
-      sizeOfVarInt(keyLength) +
-      Math.max(keyLength, 0) +
-      sizeOfVarInt(valueLength) +
-      Math.max(valueLength, 0) +
-      sizeOfVarInt(headerCount) +
-      headersSize;
+    const body = recordBodyBytes(
+      timestampDelta,
+      offsetDelta,
+      key,
+      value,
+      sizeOfVarInt(headerCount) + headersSize,
+    );
     this.ensure(sizeOfVarInt(body) + body);
     const buf = this.buf;
-    let at = writeVarInt(buf, this.size, body);
-    buf[at++] = 0;
-    at = writeVarInt(buf, at, timestampDelta);
-    at = writeVarInt(buf, at, offsetDelta);
-    at = writeVarInt(buf, at, keyLength);
-    if (key !== null) at += key.copy(buf, at);
-    at = writeVarInt(buf, at, valueLength);
-    if (value !== null) at += value.copy(buf, at);
+    let at = writeRecordHead(buf, this.size, body, timestampDelta, offsetDelta, key, value);
     at = writeVarInt(buf, at, headerCount);
     for (const [k, v] of headerList ?? []) {
       at = writeVarInt(buf, at, k.length);
