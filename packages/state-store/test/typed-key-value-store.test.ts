@@ -51,6 +51,30 @@ describe('TypedKeyValueStore', () => {
     expect(bytes.get(Buffer.from('kafka'))).toEqual(Buffer.from([0, 0, 0, 3]));
   });
 
+  it('serializes a string key once for a read and the write after it, an object key every time', () => {
+    const serialized: unknown[] = [];
+    const counting: StoreSerde<unknown> = {
+      serialize: (data) => {
+        serialized.push(data);
+        return Buffer.from(JSON.stringify(data));
+      },
+      deserialize: (data) => JSON.parse(data.toString()),
+    };
+    const store = new TypedKeyValueStore<unknown, number>('any', buffer, counting, uint32Serde);
+    for (const word of ['a', 'b', 'a', 'a']) store.put(word, (store.get(word) ?? 0) + 1);
+    expect(serialized).toEqual(['a', 'b', 'a']);
+    expect([store.get('a'), store.get('b')]).toEqual([3, 1]);
+    // An object may change between a read and a write: serialized each time, by its contents.
+    const key = { id: 1 };
+    serialized.length = 0;
+    store.put(key, 5);
+    key.id = 2;
+    expect(store.get(key)).toBeUndefined();
+    store.put(key, 6);
+    expect([store.get({ id: 1 }), store.get({ id: 2 })]).toEqual([5, 6]);
+    expect(serialized).toHaveLength(5);
+  });
+
   it('putIfAbsent and delete return typed previous values', () => {
     expect(counts.putIfAbsent('a', 1)).toBeUndefined();
     expect(counts.putIfAbsent('a', 2)).toBe(1);

@@ -64,13 +64,17 @@ const DEFAULT_MAX_UNCOMMITTED_BYTES = 64 * 1024 * 1024;
  * Keeps a task's uncommitted writes in memory over any byte store (Kafka's KIP-892 idea): reads
  * see the buffer first, then the store; `commit()` applies the buffer in one atomic batch after
  * the Kafka transaction committed, `rollback()` drops it. So after a crash the store holds only
- * committed writes. The buffer keeps the Buffers it is given: callers must not mutate them later.
+ * committed writes. The buffer keeps the Buffers it is given, and remembers the last key it looked
+ * up: callers must not mutate a key or value Buffer after passing it (to a read either).
  */
 export class TransactionalBuffer implements LastWriteTracking {
   readonly store: KeyValueBytesStore;
   private readonly budget: UncommittedBytesBudget;
   private readonly onCommitRequested: (() => void) | undefined;
   private pending = new Map<string, PendingWrite>();
+  /** The last key looked up and its sort key: a get and then a put of one key make it once. */
+  private lastKey: Buffer | undefined;
+  private lastSortKey = '';
   /** LastWriteTracking, for the typed stores over this buffer. */
   lastWrittenId: string | undefined;
   lastWrittenBytes = 0;
@@ -109,7 +113,7 @@ export class TransactionalBuffer implements LastWriteTracking {
 
   get(key: Buffer): Buffer | undefined {
     requireKey(this.store.name, key);
-    const write = this.pending.get(byteOrderKey(key));
+    const write = this.pending.get(this.sortKeyOf(key));
     if (write !== undefined) return write.value ?? undefined;
     return this.store.get(key);
   }
@@ -224,9 +228,17 @@ export class TransactionalBuffer implements LastWriteTracking {
     this.rearmCommitRequest();
   }
 
+  private sortKeyOf(key: Buffer): string {
+    if (key === this.lastKey) return this.lastSortKey;
+    const sortKey = byteOrderKey(key);
+    this.lastKey = key;
+    this.lastSortKey = sortKey;
+    return sortKey;
+  }
+
   private record(key: Buffer, value: Buffer | null): void {
     this.generation++;
-    const sortKey = byteOrderKey(key);
+    const sortKey = this.sortKeyOf(key);
     this.lastWrittenId = sortKey;
     this.lastWrittenBytes = key.length + (value?.length ?? 0);
     const write: PendingWrite = { key, value };

@@ -29,6 +29,13 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V>, LastWriteT
   private readonly buffer: TransactionalBuffer;
   private readonly keySerde: StoreSerde<K>;
   private readonly valueSerde: StoreSerde<V>;
+  /**
+   * The last string or number key and its bytes: an operator reads a key and then writes it (an
+   * aggregation's get and put), and serializing it once is enough. Not for object keys, which
+   * could change between the calls.
+   */
+  private lastKey: unknown;
+  private lastKeyBytes: Buffer | undefined;
 
   constructor(name: string, buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>) {
     this.name = name;
@@ -104,7 +111,13 @@ export class TypedKeyValueStore<K, V> implements KeyValueStore<K, V>, LastWriteT
         `State store "${this.name}": ${operation} was called with a ${key} key; store keys must not be null or undefined.`,
       );
     }
-    return this.keySerde.serialize(key);
+    if (key === this.lastKey && this.lastKeyBytes !== undefined) return this.lastKeyBytes;
+    const bytes = this.keySerde.serialize(key);
+    if (typeof key === 'string' || typeof key === 'number') {
+      this.lastKey = key;
+      this.lastKeyBytes = bytes;
+    }
+    return bytes;
   }
 
   private toValue(bytes: Buffer | undefined): V | undefined {
