@@ -286,7 +286,7 @@ export class TaskRuntime {
     await this.settleSend();
     await this.task.prepareCommit();
     const now = Date.now();
-    for (const c of this.task.changelogRecords()) {
+    for (const c of this.task.changelogChanges()) {
       this.collector.send({
         topic: c.topic,
         partition: c.partition,

@@ -187,6 +187,14 @@ export class TransactionalBuffer implements LastWriteTracking {
   }
 
   /**
+   * The pending changes one at a time, without copies: a commit's changelog records are encoded as
+   * they are read, not held in an array first. The buffer must not be written meanwhile.
+   */
+  eachPendingChange(): IterableIterator<ChangelogRecord> {
+    return this.pending.values();
+  }
+
+  /**
    * Applies the buffer to the store in one `writeBatch`, then clears what was applied. Writes made
    * while the batch is in flight stay buffered for the next commit; concurrent commits queue.
    */

@@ -183,24 +183,30 @@ export class ProcessorStateManager {
 
   /** Pending changes of the logged stores (last value per key); does not clear. */
   changelogRecords(): ChangelogChange[] {
-    const out: ChangelogChange[] = [];
+    return [...this.changelogChanges()];
+  }
+
+  /**
+   * The same, one at a time: a commit's changes (a second of a windowed aggregation's writes, say)
+   * are encoded as they come instead of waiting in an array, which outlived V8's young generation.
+   */
+  *changelogChanges(): IterableIterator<ChangelogChange> {
     for (const entry of this.stores.values()) {
       if (entry.changelog === null || entry.buffer === undefined) continue;
       const { topic, partition } = entry.changelog;
       const timestamped = entry.builder.timestamped === true;
       const headers = entry.builder.changelogHeaders;
-      for (const { key, value } of entry.buffer.pendingChanges()) {
+      for (const { key, value } of entry.buffer.eachPendingChange()) {
         if (timestamped && value !== null) {
           // Kafka Streams' changelog format: the plain value, its timestamp as the record's.
-          out.push({ topic, partition, key, value: rawValueOf(value), timestamp: timestampOf(value) });
+          yield { topic, partition, key, value: rawValueOf(value), timestamp: timestampOf(value) };
         } else if (headers !== undefined && value !== null) {
-          out.push({ topic, partition, key, value, headers });
+          yield { topic, partition, key, value, headers };
         } else {
-          out.push({ topic, partition, key, value });
+          yield { topic, partition, key, value };
         }
       }
     }
-    return out;
   }
 
   /**

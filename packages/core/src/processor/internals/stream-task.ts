@@ -396,6 +396,10 @@ export class StreamTask implements TaskServices, SinkTarget {
   changelogRecords(): ChangelogChange[] {
     return this.stateManager.changelogRecords();
   }
+  /** The same, one at a time (what the runtime encodes at commit). */
+  changelogChanges(): IterableIterator<ChangelogChange> {
+    return this.stateManager.changelogChanges();
+  }
 
   /** Next offset (last processed + 1) of each input partition processed since creation. */
   consumedOffsets(): CheckpointEntry[] {
