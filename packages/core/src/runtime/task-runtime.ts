@@ -1,6 +1,5 @@
 // One task as the stream thread runs it: the StreamTask (processors and stores), its producer,
 // its output buffer, and its input positions (where it is, and where its last commit was).
-
 import { join } from 'node:path';
 import {
   type CheckpointEntry,
