@@ -15,6 +15,7 @@ export {
   StoreNotOpenError,
   StoreRestoreError,
 } from './errors.ts';
+export { readLong, writeLong } from './long-bytes.ts';
 export { InMemoryKeyValueStore } from './store/in-memory-key-value-store.ts';
 export { LevelKeyValueStore, type LevelKeyValueStoreOptions } from './store/level-key-value-store.ts';
 export { type KeyValueStore, type StoreSerde, TypedKeyValueStore } from './typed/typed-key-value-store.ts';

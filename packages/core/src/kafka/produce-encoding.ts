@@ -9,11 +9,11 @@
 // record. Records it does not specialise (string keys or values, headers, timestamp deltas of
 // 2^30 ms or more) go through kafkajs' own record encoder, unchanged. A unit test compares both
 // encoders' bytes for the same messages.
+import { writeLong } from '@kstreams/state-store';
 import {
   type OutputBatch,
   recordBodyBytes,
   sizeOfVarInt,
-  writeInt64,
   writeRecordHead,
 } from '../processor/internals/output-batch.ts';
 import {
@@ -253,8 +253,8 @@ export function batchWithHeader(batch: OutputBatch, messages: unknown[], header:
   buf.writeInt8(2, 16);
   buf.writeInt16BE(header.transactional ? TRANSACTIONAL : 0, 21);
   buf.writeInt32BE(batch.count - 1, 23);
-  writeInt64(buf, 27, batch.baseTimestamp);
-  writeInt64(buf, 35, batch.maxTimestamp);
+  writeLong(buf, batch.baseTimestamp, 27);
+  writeLong(buf, batch.maxTimestamp, 35);
   buf.writeInt32BE(header.producerId.getHighBits(), 43);
   buf.writeInt32BE(header.producerId.getLowBits(), 47);
   buf.writeInt16BE(header.producerEpoch, 51);

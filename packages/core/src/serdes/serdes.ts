@@ -1,3 +1,4 @@
+import { writeLong } from '@kstreams/state-store';
 import { SerdeError } from '../errors.ts';
 import type { Schema, Serde } from './serde.ts';
 
@@ -70,10 +71,8 @@ const longSerde: Serde<number> = {
         `Long serde expects a safe integer (|n| <= 2^53 - 1), got ${data}; use Serdes.Int64()`,
       );
     }
-    const high = Math.floor(data / TWO_32);
     const out = Buffer.allocUnsafe(8);
-    out.writeInt32BE(high, 0);
-    out.writeUInt32BE(data - high * TWO_32, 4);
+    writeLong(out, data, 0);
     return out;
   },
   deserialize(data) {

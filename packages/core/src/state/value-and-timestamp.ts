@@ -1,4 +1,4 @@
-import type { StoreSerde, TypedKeyValueStore } from '@kstreams/state-store';
+import { readLong, type StoreSerde, type TypedKeyValueStore, writeLong } from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
 import type { TypedWindowStore } from './window-store.ts';
 
@@ -12,21 +12,17 @@ export interface ValueAndTimestamp<V> {
 export const NO_TIMESTAMP = -1;
 
 const TIMESTAMP_BYTES = 8;
-const TWO_32 = 2 ** 32;
 
 /** A timestamped store's bytes: the timestamp, then the value's bytes. */
 export function withTimestamp(timestamp: number, valueBytes: Buffer): Buffer {
   const bytes = Buffer.allocUnsafe(TIMESTAMP_BYTES + valueBytes.length);
-  // Two 32-bit halves: exact for every safe integer, negatives included, and cheaper than a BigInt.
-  const high = Math.floor(timestamp / TWO_32);
-  bytes.writeInt32BE(high, 0);
-  bytes.writeUInt32BE(timestamp - high * TWO_32, 4);
+  writeLong(bytes, timestamp, 0);
   valueBytes.copy(bytes, TIMESTAMP_BYTES);
   return bytes;
 }
 
 export function timestampOf(bytes: Buffer): number {
-  return bytes.readInt32BE(0) * TWO_32 + bytes.readUInt32BE(4);
+  return readLong(bytes, 0);
 }
 
 /** The plain value's bytes inside a timestamped store's bytes (a view, not a copy). */

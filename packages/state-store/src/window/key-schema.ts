@@ -1,20 +1,9 @@
 // The byte layouts of Kafka Streams' window and session stores, which are also the keys of their
 // changelog topics, so that a Java application or tool reads ours (and a restore is a plain copy).
+import { readLong, writeLong } from '../long-bytes.ts';
 
 const TIMESTAMP_SIZE = 8;
 const SEQNUM_SIZE = 4;
-const TWO_32 = 2 ** 32;
-
-function writeLong(target: Buffer, value: number, at: number): void {
-  // Two 32-bit halves: exact for every safe integer, negatives included, and cheaper than a BigInt.
-  const high = Math.floor(value / TWO_32);
-  target.writeInt32BE(high, at);
-  target.writeUInt32BE(value - high * TWO_32, at + 4);
-}
-
-function readLong(source: Buffer, at: number): number {
-  return source.readInt32BE(at) * TWO_32 + source.readUInt32BE(at + 4);
-}
 
 /**
  * Kafka Streams' WindowKeySchema: a window store key is `[key][window start: int64][seqnum: int32]`

@@ -14,7 +14,6 @@ export const BATCH_HEADER_BYTES = 61;
 export const MAX_BATCH_BYTES = 256 * 1024;
 const INITIAL_BYTES = 4 * 1024;
 const VARINT_CONTINUES = 0xffffff80;
-const TWO_32 = 2 ** 32;
 /** Below this, a zigzag varint fits 32-bit arithmetic. */
 const SMALL = 2 ** 30;
 
@@ -116,12 +115,6 @@ export function writeRecordHead(
   to = writeVarInt(buf, to, value == null ? -1 : value.length);
   if (value != null) to += value.copy(buf, to);
   return to;
-}
-
-export function writeInt64(buf: Buffer, at: number, value: number): void {
-  const high = Math.floor(value / TWO_32);
-  buf.writeInt32BE(high, at);
-  buf.writeUInt32BE(value - high * TWO_32, at + 4);
 }
 
 function headerBytes(value: Buffer | string): Buffer {
