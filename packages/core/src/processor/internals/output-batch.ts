@@ -145,18 +145,6 @@ export class OutputBatch {
     return this.size;
   }
 
-  /** An upper bound of a record's bytes in a batch, for deciding whether it still fits. */
-  static recordBytes(key: Buffer | null, value: Buffer | null, headers: Headers | undefined): number {
-    let size = 32 + (key?.length ?? 0) + (value?.length ?? 0);
-    if (headers !== undefined)
-      for (const name in headers) {
-        const v = headers[name];
-        if (v !== undefined)
-          size += 10 + Buffer.byteLength(name) + (typeof v === 'string' ? Buffer.byteLength(v) : v.length);
-      }
-    return size;
-  }
-
   append(key: Buffer | null, value: Buffer | null, timestamp: number, headers?: Headers): void {
     if (this.count === 0) {
       this.baseTimestamp = timestamp;

@@ -2,7 +2,7 @@
 // the runtime's collector buffers until a flush hands the records to a producer (kafka/producers.ts
 // sends them); the test driver's collector captures them instead.
 import { RecordTooLargeError, SerializationError } from '../../errors.ts';
-import type { Record } from '../record.ts';
+import type { Headers, Record } from '../record.ts';
 import type { AnySerde, SinkPartitioner } from './internal-topology-builder.ts';
 import { MAX_BATCH_BYTES, OutputBatch } from './output-batch.ts';
 import { partitionForKey } from './partitioner.ts';
@@ -60,13 +60,12 @@ export function sendSerialized(
 /** Kafka's record batch header (61 bytes) and a record's worst-case varint overhead (21). */
 const RECORD_OVERHEAD = 61 + 21;
 
-function estimatedSize(
-  key: Buffer | null,
-  value: Buffer | null,
-  headers: Record<unknown, unknown>['headers'],
-): number {
+/** Java's estimate of a record's bytes: what the size limit checks, and what a batch must fit. */
+function estimatedSize(key: Buffer | null, value: Buffer | null, headers: Headers | undefined): number {
   let size = RECORD_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0);
-  for (const [name, v] of Object.entries(headers ?? {})) {
+  // A for-in rather than Object.entries: no array per record for the usual empty headers.
+  for (const name in headers) {
+    const v = headers[name];
     size +=
       Buffer.byteLength(name) +
       10 +
@@ -112,7 +111,7 @@ export class BufferingRecordCollector implements RecordCollector {
     const { topic, key, value, headers } = record;
     const partition =
       record.partition ?? (key === null ? this.roundRobin++ % width : partitionForKey(key, width));
-    const bytes = OutputBatch.recordBytes(key, value, headers);
+    const bytes = estimatedSize(key, value, headers);
     let open = this.open.get(topic);
     if (open === undefined) {
       open = [];
