@@ -17,6 +17,7 @@ import { enforceCopartitioning } from '../processor/internals/copartition.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { GlobalStreamThread } from './global-stream-thread.ts';
+import { applyHeapGrowth } from './heap-growth.ts';
 import {
   type KeyQueryMetadata,
   KeyQueryResolver,
@@ -219,6 +220,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       );
     }
     this.setState('REBALANCING');
+    applyHeapGrowth(this.config.heapGrowingPercent, this.logger);
     if (this.config.consumer.isolationLevel === 'read_committed' && !readCommittedFixInstalled()) {
       this.logger.warn(
         'kafkajs was bundled into one file, so its read_committed filter could not be corrected: ' +

@@ -91,6 +91,15 @@ describe('StreamsConfig', () => {
     );
   });
 
+  it('takes heapGrowingPercent: 50 by default, 0 to leave V8 its own choice, whole numbers only', () => {
+    expect(resolveStreamsConfig(base).heapGrowingPercent).toBe(50);
+    expect(resolveStreamsConfig({ ...base, heapGrowingPercent: 0 }).heapGrowingPercent).toBe(0);
+    expect(resolveStreamsConfig({ ...base, heapGrowingPercent: 120 }).heapGrowingPercent).toBe(120);
+    expect(configError({ ...base, heapGrowingPercent: 1.5 }).message).toContain(
+      '"heapGrowingPercent" must be an integer >= 0 (0: V8 chooses), got 1.5',
+    );
+  });
+
   it('takes maxTaskIdleMs as Kafka Streams: 0 by default, -1 to never wait, nothing else below 0', () => {
     expect(resolveStreamsConfig(base).maxTaskIdleMs).toBe(0);
     expect(resolveStreamsConfig({ ...base, maxTaskIdleMs: -1 }).maxTaskIdleMs).toBe(-1);
