@@ -23,9 +23,17 @@ export interface TransactionalBufferOptions {
  * What a buffered entry costs beyond its key and value bytes: the Map entry and the headers of the
  * two strings that hold the key and the value. Measured on Node 20 (100k entries of a windowed
  * count's 21-byte keys and 16-byte values, heap and external memory): 110 bytes per entry in all
- * (394 when the buffer held the Buffers it was given).
+ * (394 when the buffer held the Buffers it was given). The up to COMPACT_AFTER values still held
+ * as Buffers cost ~300 bytes more each: a constant of ~2.5 MB per buffer, left out.
  */
 export const ENTRY_OVERHEAD_BYTES = 80;
+
+/**
+ * How many values the buffer holds as the Buffers it was given before it copies them into
+ * strings. A small buffer (a word count's few thousand keys between commits) never pays for the
+ * copies, and a key written again soon replaces its Buffer before any copy.
+ */
+const COMPACT_AFTER = 8192;
 
 /** Uncommitted bytes of one or more buffers against one bound. */
 export class UncommittedBytesBudget {
@@ -58,20 +66,24 @@ const DEFAULT_MAX_UNCOMMITTED_BYTES = 64 * 1024 * 1024;
  * Keeps a task's uncommitted writes in memory over any byte store (Kafka's KIP-892 idea): reads
  * see the buffer first, then the store; `commit()` applies the buffer in one atomic batch after
  * the Kafka transaction committed, `rollback()` drops it. So after a crash the store holds only
- * committed writes. The buffer remembers the last key it looked up: callers must not mutate a key
- * Buffer after passing it (to a read either).
+ * committed writes. The buffer keeps value Buffers it is given for a while, and remembers the last
+ * key it looked up: callers must not mutate a key or value Buffer after passing it (to a read
+ * either).
  *
- * Keys and values are held as latin1 strings (one byte per character, the bytes' own order), not
- * as the Buffers given: a Buffer is about 100 bytes of heap besides its bytes, and a small one is
- * a slice that keeps its whole 8 KiB allocation pool alive. The writes of a commit interval are
- * the bulk of what a stream processor's heap holds, and they all outlive the young generation.
+ * Keys are held as latin1 strings (one byte per character, the bytes' own order), and so are
+ * values once more than COMPACT_AFTER of them are buffered: a Buffer is about 100 bytes of heap
+ * besides its bytes, and a small one is a slice that keeps its whole 8 KiB allocation pool alive.
+ * A large buffer's writes are the bulk of what a stream processor's heap holds, and they all
+ * outlive the young generation.
  */
 export class TransactionalBuffer implements LastWriteTracking {
   readonly store: KeyValueBytesStore;
   private readonly budget: UncommittedBytesBudget;
   private readonly onCommitRequested: (() => void) | undefined;
-  /** Value bytes as a latin1 string by the key's (byteOrderKey); null is a buffered delete. */
-  private pending = new Map<string, string | null>();
+  /** Values by the key's byteOrderKey: a Buffer, its bytes as a latin1 string, or null (a delete). */
+  private pending = new Map<string, BufferedValue>();
+  /** Keys whose value may still be a Buffer, for the next compaction. */
+  private fresh: string[] = [];
   /** The last key looked up and its sort key: a get and then a put of one key make it once. */
   private lastKey: Buffer | undefined;
   private lastSortKey = '';
@@ -114,7 +126,7 @@ export class TransactionalBuffer implements LastWriteTracking {
   get(key: Buffer): Buffer | undefined {
     requireKey(this.store.name, key);
     const value = this.pending.get(this.sortKeyOf(key));
-    if (value !== undefined) return value === null ? undefined : Buffer.from(value, 'latin1');
+    if (value !== undefined) return value === null ? undefined : bytesOf(value);
     return this.store.get(key);
   }
 
@@ -143,7 +155,7 @@ export class TransactionalBuffer implements LastWriteTracking {
     requireBound(this.store.name, to, 'to');
     const fromKey = from === undefined ? undefined : byteOrderKey(from);
     const toKey = to === undefined ? undefined : byteOrderKey(to);
-    const buffered: [sortKey: string, value: string | null][] = [];
+    const buffered: [sortKey: string, value: BufferedValue][] = [];
     for (const entry of this.pending) {
       if (inRange(entry[0], fromKey, toKey)) buffered.push(entry);
     }
@@ -211,11 +223,10 @@ export class TransactionalBuffer implements LastWriteTracking {
       this.commitInFlight = undefined;
     }
     if (this.generation === generation) {
-      this.pending = new Map();
-      this.adjust(-this.bytes);
+      this.clear();
     } else {
-      // Writes arrived during the batch: keep the ones that replaced what was committed (an
-      // equal string is an equal write: dropping it leaves the store as the buffer would).
+      // Writes arrived during the batch: keep the ones that replaced what was committed. (A
+      // value compacted into a string meanwhile stays too, and is written again: same bytes.)
       for (const [sortKey, value] of committing) {
         if (this.pending.get(sortKey) === value) {
           this.pending.delete(sortKey);
@@ -229,8 +240,7 @@ export class TransactionalBuffer implements LastWriteTracking {
   rollback(): void {
     this.generation++;
     this.rollbacks++;
-    this.pending = new Map();
-    this.adjust(-this.bytes);
+    this.clear();
     this.rearmCommitRequest();
   }
 
@@ -247,19 +257,38 @@ export class TransactionalBuffer implements LastWriteTracking {
     const sortKey = this.sortKeyOf(key);
     this.lastWrittenId = sortKey;
     this.lastWrittenBytes = key.length + (value?.length ?? 0);
-    const written = value === null ? null : value.toString('latin1');
     const previous = this.pending.get(sortKey);
     // Delete first so the Map's order follows the latest write (the changelog order of the batch).
     if (previous !== undefined) {
       this.pending.delete(sortKey);
       this.adjust(-sizeOf(sortKey, previous));
     }
-    this.pending.set(sortKey, written);
-    this.adjust(sizeOf(sortKey, written));
+    this.pending.set(sortKey, value);
+    this.adjust(sizeOf(sortKey, value));
+    // A key whose Buffer was replaced by a Buffer is listed already.
+    if (value !== null && (previous === undefined || previous === null || typeof previous === 'string')) {
+      if (this.fresh.push(sortKey) > COMPACT_AFTER) this.compact();
+    }
     if (!this.commitRequested && this.budget.exceeded) {
       this.commitRequested = true;
       this.onCommitRequested?.();
     }
+  }
+
+  /** Copies the values still held as Buffers into strings (see COMPACT_AFTER). */
+  private compact(): void {
+    for (const sortKey of this.fresh) {
+      const value = this.pending.get(sortKey);
+      // set() of a present key keeps its place in the write order.
+      if (value instanceof Buffer) this.pending.set(sortKey, value.toString('latin1'));
+    }
+    this.fresh = [];
+  }
+
+  private clear(): void {
+    this.pending = new Map();
+    this.fresh = [];
+    this.adjust(-this.bytes);
   }
 
   // Ask again only after the buffer has dropped back under the bound: once per crossing.
@@ -273,19 +302,23 @@ export class TransactionalBuffer implements LastWriteTracking {
   }
 }
 
-function sizeOf(sortKey: string, value: string | null): number {
+/** A buffered value: the Buffer given, its bytes as a latin1 string (compacted), or null (a delete). */
+type BufferedValue = Buffer | string | null;
+
+function sizeOf(sortKey: string, value: BufferedValue): number {
   return ENTRY_OVERHEAD_BYTES + sortKey.length + (value === null ? 0 : value.length);
 }
 
-function changeOf(sortKey: string, value: string | null): ChangelogRecord {
-  return {
-    key: Buffer.from(sortKey, 'latin1'),
-    value: value === null ? null : Buffer.from(value, 'latin1'),
-  };
+function bytesOf(value: Buffer | string): Buffer {
+  return typeof value === 'string' ? Buffer.from(value, 'latin1') : value;
+}
+
+function changeOf(sortKey: string, value: BufferedValue): ChangelogRecord {
+  return { key: Buffer.from(sortKey, 'latin1'), value: value === null ? null : bytesOf(value) };
 }
 
 async function* mergeRange(
-  buffered: readonly [sortKey: string, value: string | null][],
+  buffered: readonly [sortKey: string, value: BufferedValue][],
   stored: AsyncIterableIterator<KeyValue>,
 ): AsyncIterableIterator<KeyValue> {
   let b = 0;
