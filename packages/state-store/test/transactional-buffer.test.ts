@@ -185,11 +185,11 @@ describe.each(stores)('TransactionalBuffer over $kind', ({ create }) => {
     // every byte from 0 to 255 must come back unchanged, in range order and in changelog order.
     const n = 20_000;
     const keyOf = (i: number) => Buffer.from([0x70, (i >> 8) & 0xff, i & 0xff, 0x00, 0xff]);
-    const valueOf = (i: number, round: number) => Buffer.from([i & 0xff, 0x80 + round, 0xff, 0x00, i >> 8]);
-    for (let i = 0; i < n; i++) buffer.put(keyOf(i), valueOf(i, 0));
-    for (let i = 0; i < n; i += 3) buffer.put(keyOf(i), valueOf(i, 1));
+    const valueAt = (i: number, round: number) => Buffer.from([i & 0xff, 0x80 + round, 0xff, 0x00, i >> 8]);
+    for (let i = 0; i < n; i++) buffer.put(keyOf(i), valueAt(i, 0));
+    for (let i = 0; i < n; i += 3) buffer.put(keyOf(i), valueAt(i, 1));
     for (let i = 1; i < n; i += 5) buffer.delete(keyOf(i));
-    const expected = (i: number) => (i % 5 === 1 ? undefined : valueOf(i, i % 3 === 0 ? 1 : 0));
+    const expected = (i: number) => (i % 5 === 1 ? undefined : valueAt(i, i % 3 === 0 ? 1 : 0));
     for (const i of [0, 1, 2, 3, 255, 256, 8191, 8192, 8193, n - 1]) {
       expect(buffer.get(keyOf(i))).toEqual(expected(i));
     }
@@ -197,13 +197,13 @@ describe.each(stores)('TransactionalBuffer over $kind', ({ create }) => {
     expect(changes).toHaveLength(n);
     // Changelog order is the order of the last writes: first the untouched puts, then the
     // rewritten ones, then the deletes.
-    expect(changes[0]).toEqual({ key: keyOf(2), value: valueOf(2, 0) });
+    expect(changes[0]).toEqual({ key: keyOf(2), value: valueAt(2, 0) });
     expect(changes[n - 1]).toEqual({ key: keyOf(n - 4), value: null });
     const ranged = [];
     for await (const { key, value } of buffer.range(keyOf(0), keyOf(n))) ranged.push([key, value]);
     expect(ranged).toHaveLength(n - n / 5);
-    expect(ranged[0]).toEqual([keyOf(0), valueOf(0, 1)]);
-    expect(ranged[1]).toEqual([keyOf(2), valueOf(2, 0)]);
+    expect(ranged[0]).toEqual([keyOf(0), valueAt(0, 1)]);
+    expect(ranged[1]).toEqual([keyOf(2), valueAt(2, 0)]);
     await buffer.commit();
     for (const i of [0, 1, 2, 8191, 8192, n - 1]) expect(store.get(keyOf(i))).toEqual(expected(i));
     expect(await buffer.approximateNumEntries()).toBe(3 + n - n / 5);
