@@ -1,4 +1,4 @@
-import { writeLong } from '@kstreams/state-store';
+import { readLong, writeLong } from '@kstreams/state-store';
 import { SerdeError } from '../errors.ts';
 import type { Schema, Serde } from './serde.ts';
 
@@ -62,8 +62,7 @@ const int64Serde: Serde<bigint> = {
 };
 
 // Same bytes as Int64 (Java's LongSerializer), as a JS number: what count() produces. Written as
-// two 32-bit halves: BigInt conversions cost more than the rest of a count update.
-const TWO_32 = 2 ** 32;
+// two 32-bit halves (writeLong/readLong): BigInt conversions cost more than the rest of a count update.
 const longSerde: Serde<number> = {
   serialize(data) {
     if (!Number.isSafeInteger(data)) {
@@ -79,7 +78,7 @@ const longSerde: Serde<number> = {
     expectLength(data, 8, 'Long serde');
     const high = data.readInt32BE(0);
     // Beyond 2^21 in the high half the value is not a safe integer (and the sum below not exact).
-    const value = high >= -0x200000 && high < 0x200000 ? high * TWO_32 + data.readUInt32BE(4) : Number.NaN;
+    const value = high >= -0x200000 && high < 0x200000 ? readLong(data, 0) : Number.NaN;
     if (!Number.isSafeInteger(value)) {
       throw new SerdeError(
         `Long serde read ${data.readBigInt64BE(0)}, outside the safe integer range; use Serdes.Int64()`,

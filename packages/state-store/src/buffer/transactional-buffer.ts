@@ -266,7 +266,7 @@ export class TransactionalBuffer implements LastWriteTracking {
     this.pending.set(sortKey, value);
     this.adjust(sizeOf(sortKey, value));
     // A key whose Buffer was replaced by a Buffer is listed already.
-    if (value !== null && (previous === undefined || previous === null || typeof previous === 'string')) {
+    if (value !== null && !(previous instanceof Buffer)) {
       if (this.fresh.push(sortKey) > COMPACT_AFTER) this.compact();
     }
     if (!this.commitRequested && this.budget.exceeded) {
@@ -326,9 +326,11 @@ async function* mergeRange(
     for await (const entry of stored) {
       // Emit buffered entries that sort before this stored key; one with the same key replaces it.
       let replaced = false;
-      const storedKey = byteOrderKey(entry.key);
+      // Made only while buffered entries are left: most of a long scan's stored keys need none.
+      let storedKey: string | undefined;
       while (b < buffered.length) {
         const [sortKey, value] = buffered[b]!;
+        storedKey ??= byteOrderKey(entry.key);
         const order = compareStrings(sortKey, storedKey);
         if (order > 0) break;
         b++;
