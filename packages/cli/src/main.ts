@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // Entry point of the `kstreams` bin.
 import { runCli } from './command.ts';
 

@@ -1,20 +1,14 @@
-// The status page at `/` and its assets, all served from this package and node_modules (mermaid's
-// dist file), so the page needs no network; `/status/instances` gathers every instance's /status.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// The status page at `/` and its assets, all served from this package (mermaid's browser build
+// included), so the page needs no network; `/status/instances` gathers every instance's /status.
 import type { KafkaStreams } from '@kstreams/core';
 import type { FastifyInstance } from 'fastify';
+import { type PageAsset, readPageAsset } from './page-assets.ts';
 import { type InstanceStatus, instanceStatus } from './status.ts';
 
-const require = createRequire(import.meta.url);
-const page = (file: string) => readFileSync(new URL(`./page/${file}`, import.meta.url), 'utf8');
-const ASSETS: Record<string, { type: string; body: () => string }> = {
-  'status-page.js': { type: 'text/javascript; charset=utf-8', body: () => page('status-page.js') },
-  'status-page.css': { type: 'text/css; charset=utf-8', body: () => page('status-page.css') },
-  'mermaid.min.js': {
-    type: 'text/javascript; charset=utf-8',
-    body: () => readFileSync(require.resolve('mermaid/dist/mermaid.min.js'), 'utf8'),
-  },
+const TYPES: Partial<Record<PageAsset, string>> = {
+  'status-page.js': 'text/javascript; charset=utf-8',
+  'status-page.css': 'text/css; charset=utf-8',
+  'mermaid.min.js': 'text/javascript; charset=utf-8',
 };
 
 export interface InstanceEntry {
@@ -44,21 +38,25 @@ export async function allInstances(app: KafkaStreams, timeoutMs = 2_000): Promis
 }
 
 export function registerStatusPage(fastify: FastifyInstance, current: () => KafkaStreams | undefined): void {
-  const cache = new Map<string, string>();
+  const cache = new Map<PageAsset, Promise<string>>();
+  const asset = (name: PageAsset) => {
+    let body = cache.get(name);
+    if (body === undefined) {
+      body = readPageAsset(name);
+      cache.set(name, body);
+    }
+    return body;
+  };
   fastify.get('/', async (_req, reply) => {
     reply.header('content-type', 'text/html; charset=utf-8');
-    return page('index.html');
+    return asset('index.html');
   });
   fastify.get<{ Params: { name: string } }>('/assets/:name', async (req, reply) => {
-    const asset = ASSETS[req.params.name];
-    if (!asset) return reply.code(404).send({ error: 'not_found', message: `no asset ${req.params.name}` });
-    let body = cache.get(req.params.name);
-    if (body === undefined) {
-      body = asset.body();
-      cache.set(req.params.name, body);
-    }
-    reply.header('content-type', asset.type);
-    return body;
+    const name = req.params.name as PageAsset;
+    const type = Object.hasOwn(TYPES, name) ? TYPES[name] : undefined;
+    if (!type) return reply.code(404).send({ error: 'not_found', message: `no asset ${req.params.name}` });
+    reply.header('content-type', type);
+    return asset(name);
   });
   fastify.get('/status/instances', async (_req, reply) => {
     const app = current();
