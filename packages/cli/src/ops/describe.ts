@@ -1,12 +1,11 @@
-// `kstreams describe FILE`: loads a module (TypeScript through the bin's tsx, or JavaScript) and
+// `kstreams describe FILE`: loads a module (JavaScript, or TypeScript through tsx) and
 // finds a Topology in it: the default export or a named `topology`/`builder`, each a Topology, a
 // StreamsBuilder, or a function returning one.
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { StreamsBuilder, Topology } from '@kstreams/core';
+import { importUserModule } from './load-module.ts';
 
 export async function loadTopology(file: string): Promise<Topology> {
-  const mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  const mod = await importUserModule(file);
   for (const name of ['default', 'topology', 'builder']) {
     const t = await asTopology(mod[name]);
     if (t) return t;
