@@ -35,7 +35,7 @@ export function tarballProblems(files: readonly string[], manifest: PackedManife
     else if (f.endsWith('.tsbuildinfo')) problems.push(`${f}: tsc's build info`);
   }
   if (!has.has('LICENSE')) problems.push('no LICENSE');
-  const targets = [...exportTargets(manifest.exports), ...binTargets(manifest.bin)];
+  const targets = [...new Set([...exportTargets(manifest.exports), ...binTargets(manifest.bin)])];
   if (targets.length === 0) problems.push('package.json names no export and no bin');
   for (const t of targets) {
     const file = t.replace(/^\.\//, '');

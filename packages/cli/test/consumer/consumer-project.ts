@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type PublishedName, packAll } from '../../../../scripts/pack/pack-all.ts';
+import { readTarball, tarballProblems } from '../../../../scripts/pack/tarball-contents.ts';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const run = promisify(execFile);
@@ -29,8 +30,16 @@ export async function createConsumerProject(): Promise<ConsumerProject> {
   const root = mkdtempSync(join(tmpdir(), 'kstreams-consumer-'));
   const timings: Record<string, number> = {};
   let t = performance.now();
-  const tarballs = packAll(join(root, 'tarballs'));
+  // KSTREAMS_PACK_BUILD=0 packs what dist/ holds now: to see what this test says of a package that
+  // was built wrong or not at all (delete a dist/ first).
+  const tarballs = packAll(join(root, 'tarballs'), { build: process.env.KSTREAMS_PACK_BUILD !== '0' });
   timings.pack = (performance.now() - t) / 1000;
+  // Installing and running packages that cannot work would only bury the reason under later failures.
+  const problems = Object.entries(tarballs).flatMap(([name, tarball]) => {
+    const { files, manifest } = readTarball(tarball);
+    return tarballProblems(files, manifest).map((p) => `${name}: ${p}`);
+  });
+  if (problems.length > 0) throw new Error(`the packed packages are unfit:\n${problems.join('\n')}`);
   const dir = join(root, 'app');
   cpSync(join(import.meta.dirname, 'app'), dir, { recursive: true });
   writeFileSync(
