@@ -2,7 +2,7 @@
 // tarballs from scripts/pack/pack-all.ts installed with npm (not pnpm) under os.tmpdir(), with the
 // files of app/ (JavaScript, CommonJS and strict TypeScript services) and TypeScript to compile.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ const REPO_ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const run = promisify(execFile);
 
 export interface ConsumerProject {
+  /** The temporary folder holding the tarballs and the project; removed after the test. */
+  root: string;
   dir: string;
   tarballs: Record<PublishedName, string>;
   /** Seconds each step took: pack (with the build), npm install. */
@@ -28,6 +30,15 @@ function workspaceVersion(pkg: string): string {
 
 export async function createConsumerProject(): Promise<ConsumerProject> {
   const root = mkdtempSync(join(tmpdir(), 'kstreams-consumer-'));
+  try {
+    return await fillProject(root);
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function fillProject(root: string): Promise<ConsumerProject> {
   const timings: Record<string, number> = {};
   let t = performance.now();
   // KSTREAMS_PACK_BUILD=0 packs what dist/ holds now: to see what this test says of a package that
@@ -60,7 +71,7 @@ export async function createConsumerProject(): Promise<ConsumerProject> {
     { cwd: dir },
   );
   timings.npmInstall = (performance.now() - t) / 1000;
-  return { dir, tarballs, timings };
+  return { root, dir, tarballs, timings };
 }
 
 export interface Output {

@@ -2,7 +2,7 @@
 // with npm into a project under os.tmpdir(), then used with plain Node on the real broker: a word
 // count in ESM JavaScript, a strict TypeScript service compiled by tsc (node16 and bundler), require()
 // from CommonJS, the kstreams bin (describe, lag), and the HTTP plugin's status page, also bundled.
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,7 @@ describe('the packed packages in a project of their own', () => {
   afterAll(() => {
     const total = (performance.now() - started) / 1000;
     console.log(`[consumer] ${JSON.stringify({ ...project?.timings, total })} seconds`);
+    if (project) rmSync(project.root, { recursive: true, force: true });
   });
 
   it('packs dist/, LICENSE and package.json only, with every export and bin target built', () => {
