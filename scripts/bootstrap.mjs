@@ -1,7 +1,7 @@
 // Installs the workspace's dependencies with the pinned pnpm when they are missing or older
 // than the lockfile, so that `npm test` and `npm run demo` work on a fresh clone with only Node.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,4 +17,10 @@ if (stale) {
   if (existsSync(lock) && process.env.CI) args.push('--frozen-lockfile');
   console.log(`[bootstrap] installing dependencies with ${pnpmSpec}`);
   execFileSync('npx', args, { cwd: root, stdio: 'inherit' });
+  // pnpm leaves the marker as it was when nothing needed installing (a lockfile that only moved
+  // a dependency to devDependencies, or was checked out anew): without this every run reinstalls.
+  if (existsSync(marker)) {
+    const now = new Date();
+    utimesSync(marker, now, now);
+  }
 }
