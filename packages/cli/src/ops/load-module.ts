@@ -1,7 +1,7 @@
 // Imports the module `kstreams describe` is given. The published bin runs on plain Node, which (20,
-// and 22 before type stripping) cannot import a .ts file: then tsx is registered from the user's own
-// project when it has it, and otherwise the error says what to install.
-import { createRequire } from 'node:module';
+// and 22 before type stripping) cannot import a .ts file: then tsx is registered when the project
+// that installed @kstreams/cli has it (no dependency of ours), and otherwise the error says what to
+// install.
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -13,11 +13,11 @@ export async function importUserModule(file: string): Promise<Record<string, unk
     return await import(pathToFileURL(path).href);
   } catch (error) {
     if (!needsTypeScriptLoader(path, error)) throw error;
-    const tsx = tsxFrom(path);
+    const tsx = await import('tsx/esm/api').catch(() => undefined);
     if (!tsx) throw new Error(typeScriptHint(file));
-    const { register } = (await import(pathToFileURL(tsx).href)) as { register: () => unknown };
-    register();
-    return await import(pathToFileURL(path).href);
+    tsx.register();
+    // Node keeps the failed import of this URL: a query makes it a module of its own.
+    return await import(`${pathToFileURL(path).href}?tsx`);
   }
 }
 
@@ -33,12 +33,4 @@ export function typeScriptHint(file: string): string {
     `${file} is TypeScript, which Node ${process.version} does not load by itself: install tsx in ` +
     'your project (npm install --save-dev tsx) and run kstreams again, or describe the compiled .js file'
   );
-}
-
-function tsxFrom(path: string): string | undefined {
-  try {
-    return createRequire(path).resolve('tsx/esm/api');
-  } catch {
-    return undefined;
-  }
 }

@@ -13,6 +13,9 @@ import { readTarball, tarballProblems } from '../../../../scripts/pack/tarball-c
 const REPO_ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const run = promisify(execFile);
 
+/** The tsx the workspace pins, which `kstreams describe` uses for a .ts module when a project has it. */
+export const TSX = `tsx@${workspaceVersion('tsx')}`;
+
 export interface ConsumerProject {
   /** The temporary folder holding the tarballs and the project; removed after the test. */
   root: string;

@@ -2,7 +2,7 @@
 // with npm into a project under os.tmpdir(), then used with plain Node on the real broker: a word
 // count in ESM JavaScript, a strict TypeScript service compiled by tsc (node16 and bundler), require()
 // from CommonJS, the kstreams bin (describe, lag), and the HTTP plugin's status page, also bundled.
-import { rmSync, statSync } from 'node:fs';
+import { copyFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { testBrokers, topicsForThisFile, uniqueName } from '../../../../scripts/
 import { lastCounts, produce, readTopic, tempStateDir } from '../../../core/test/runtime/kafka-helpers.ts';
 import { countWords, makeLines } from '../../../core/test/runtime/text-fixtures.ts';
 import type { LagRow } from '../../src/ops/lag.ts';
-import { type ConsumerProject, createConsumerProject, runIn, startService } from './consumer-project.ts';
+import { type ConsumerProject, createConsumerProject, runIn, startService, TSX } from './consumer-project.ts';
 
 const topics = topicsForThisFile();
 const brokers = testBrokers().join(',');
@@ -108,15 +108,22 @@ describe('the packed packages in a project of their own', () => {
     expect(JSON.parse(r.stdout)).toEqual({ a: 1, b: 3, c: 1 });
   });
 
-  it('(d) the kstreams bin describes a JavaScript module, and asks for tsx for a TypeScript one', async () => {
-    const js = await runIn(project.dir, 'npx', ['kstreams', 'describe', 'topology.mjs']);
+  it('(d) the kstreams bin describes a JS module; a TS one through the project tsx, or asks for it', async () => {
+    const describeFile = (file: string) => runIn(project.dir, 'npx', ['kstreams', 'describe', file]);
+    const js = await describeFile('topology.mjs');
     expect(js.code).toBe(0);
     expect(js.stdout).toContain('Source: KSTREAM-SOURCE-0000000000 (topics: [lines])');
     expect(js.stdout).toContain('word-counts');
-    const ts = await runIn(project.dir, 'npx', ['kstreams', 'describe', 'service.ts']);
-    expect(ts.code, ts.stderr).toBe(2); // the CLI's code for a failed command
-    expect(ts.stderr).toContain('service.ts is TypeScript');
-    expect(ts.stderr).toContain('npm install --save-dev tsx');
+    copyFileSync(join(project.dir, 'topology.mjs'), join(project.dir, 'topology.ts'));
+    const withoutTsx = await describeFile('topology.ts');
+    expect(withoutTsx.code, withoutTsx.stderr).toBe(2); // the CLI's code for a failed command
+    expect(withoutTsx.stderr).toContain('topology.ts is TypeScript');
+    expect(withoutTsx.stderr).toContain('npm install --save-dev tsx');
+    const install = await runIn(project.dir, 'npm', ['install', '--no-audit', '--no-fund', '-D', TSX]);
+    expect(install.code, install.stderr).toBe(0);
+    const withTsx = await describeFile('topology.ts');
+    expect(withTsx.stderr).toBe('');
+    expect(withTsx.stdout).toBe(js.stdout);
   });
 
   it('serves the status page and mermaid from the installed package and from an esbuild bundle', async () => {
