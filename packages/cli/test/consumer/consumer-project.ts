@@ -13,6 +13,9 @@ import { readTarball, tarballProblems } from '../../../../scripts/pack/tarball-c
 const REPO_ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const run = promisify(execFile);
 
+/** npm install, quiet, from npm's cache where it has the package (the test runs often). */
+export const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offline'];
+
 /** The tsx the workspace pins, which `kstreams describe` uses for a .ts module when a project has it. */
 export const TSX = `tsx@${workspaceVersion('tsx')}`;
 
@@ -64,9 +67,7 @@ async function fillProject(root: string): Promise<ConsumerProject> {
   await run(
     'npm',
     [
-      'install',
-      '--no-audit',
-      '--no-fund',
+      ...NPM_INSTALL,
       ...Object.values(tarballs),
       `typescript@${workspaceVersion('typescript')}`,
       `@types/node@${workspaceVersion('@types/node')}`,

@@ -12,7 +12,14 @@ import { testBrokers, topicsForThisFile, uniqueName } from '../../../../scripts/
 import { lastCounts, produce, readTopic, tempStateDir } from '../../../core/test/runtime/kafka-helpers.ts';
 import { countWords, makeLines } from '../../../core/test/runtime/text-fixtures.ts';
 import type { LagRow } from '../../src/ops/lag.ts';
-import { type ConsumerProject, createConsumerProject, runIn, startService, TSX } from './consumer-project.ts';
+import {
+  type ConsumerProject,
+  createConsumerProject,
+  NPM_INSTALL,
+  runIn,
+  startService,
+  TSX,
+} from './consumer-project.ts';
 
 const topics = topicsForThisFile();
 const brokers = testBrokers().join(',');
@@ -119,7 +126,7 @@ describe('the packed packages in a project of their own', () => {
     expect(withoutTsx.code, withoutTsx.stderr).toBe(2); // the CLI's code for a failed command
     expect(withoutTsx.stderr).toContain('topology.ts is TypeScript');
     expect(withoutTsx.stderr).toContain('npm install --save-dev tsx');
-    const install = await runIn(project.dir, 'npm', ['install', '--no-audit', '--no-fund', '-D', TSX]);
+    const install = await runIn(project.dir, 'npm', [...NPM_INSTALL, '-D', TSX]);
     expect(install.code, install.stderr).toBe(0);
     const withTsx = await describeFile('topology.ts');
     expect(withTsx.stderr).toBe('');
