@@ -59,15 +59,17 @@ describe('tarballProblems', () => {
     ]);
   });
 
-  it('fails a workspace: dependency (npm pack leaves them) and checks a bin', () => {
+  it('fails a workspace: dependency or peer (npm pack leaves them) and checks a bin', () => {
     const problems = tarballProblems(built, {
       ...manifest,
       bin: { kstreams: './dist/main.js' },
-      dependencies: { '@kstreams/core': 'workspace:*' },
+      dependencies: { '@kstreams/state-store': 'workspace:*' },
+      peerDependencies: { '@kstreams/core': 'workspace:^' },
     });
     expect(problems).toEqual([
       './dist/main.js: named in package.json, missing from the tarball (was dist/ built?)',
-      'dependency @kstreams/core@workspace:*: pack with pnpm',
+      'dependencies @kstreams/state-store@workspace:*: pack with pnpm',
+      'peerDependencies @kstreams/core@workspace:^: pack with pnpm',
     ]);
   });
 });

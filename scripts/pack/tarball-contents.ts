@@ -8,6 +8,8 @@ export interface PackedManifest {
   exports?: Record<string, string | Record<string, string>>;
   bin?: string | Record<string, string>;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
 }
 
 /** The tarball's file names (without npm's `package/` prefix) and its package.json. */
@@ -44,8 +46,10 @@ export function tarballProblems(files: readonly string[], manifest: PackedManife
     if (!has.has(file))
       problems.push(`${t}: named in package.json, missing from the tarball (was dist/ built?)`);
   }
-  for (const [dep, range] of Object.entries(manifest.dependencies ?? {})) {
-    if (range.startsWith('workspace:')) problems.push(`dependency ${dep}@${range}: pack with pnpm`);
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies'] as const) {
+    for (const [dep, range] of Object.entries(manifest[field] ?? {})) {
+      if (range.startsWith('workspace:')) problems.push(`${field} ${dep}@${range}: pack with pnpm`);
+    }
   }
   return problems;
 }
