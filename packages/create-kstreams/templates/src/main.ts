@@ -19,7 +19,8 @@ try {
 
 let closing = false;
 async function close(signal: NodeJS.Signals): Promise<void> {
-  if (closing) return;
+  // A second Ctrl-C: stop waiting (what was not committed is processed again on the next start).
+  if (closing) process.exit(130);
   closing = true;
   console.log(`${signal}: closing`);
   // Commits what was processed, closes the state stores and leaves the consumer group, so that
