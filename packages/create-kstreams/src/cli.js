@@ -64,7 +64,7 @@ export function main(argv, io) {
     if (where !== '.') io.out(`  cd ${where.includes(' ') ? JSON.stringify(where) : where}`);
     io.out('  npm install');
     io.out('  npm test                                  # the topology, with TopologyTestDriver');
-    io.out('  docker compose up -d kafka create-topics  # Kafka at localhost:9092, and the topics');
+    io.out('  docker compose up -d kafka create-topics  # Kafka at 127.0.0.1:9092, and the topics');
     io.out('  npm run dev                               # the service, restarted on every change');
     io.out('\nREADME.md says how to feed it lines and read the counts.');
     return 0;

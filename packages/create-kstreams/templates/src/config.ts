@@ -15,7 +15,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): AppConfig {
   return {
     streams: {
       applicationId: env.APPLICATION_ID || '{{applicationId}}',
-      brokers: env.KAFKA_BROKERS || 'localhost:9092',
+      // 127.0.0.1, not localhost: Node may try ::1 first, where a broker on IPv4 only does not answer.
+      brokers: env.KAFKA_BROKERS || '127.0.0.1:9092',
       // at_least_once (the default), exactly_once or exactly_once_v2.
       ...(env.PROCESSING_GUARANTEE && {
         processingGuarantee: env.PROCESSING_GUARANTEE as ProcessingGuarantee,

@@ -24,7 +24,7 @@ it('reads the settings from the environment', () => {
 
 it('has defaults for a local run', () => {
   expect(configFromEnv({})).toEqual({
-    streams: { applicationId: '{{applicationId}}', brokers: 'localhost:9092' },
+    streams: { applicationId: '{{applicationId}}', brokers: '127.0.0.1:9092' },
     inputTopic: 'text-input',
     outputTopic: 'word-counts',
   });
