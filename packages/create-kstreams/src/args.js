@@ -17,6 +17,9 @@ Options:
                                (repeatable; for trying unpublished builds)
   -h, --help                   this text`;
 
+/** A dependency spec as it goes into package.json: no white space, and nothing JSON must escape. */
+const SPEC = /^[^\s"'\\]+$/;
+
 /**
  * @typedef {object} CreateOptions
  * @property {string} projectDir
@@ -53,7 +56,7 @@ export function parseCreateArgs(argv) {
     throw new CreateError(`give one project directory, got ${positionals.length}: ${positionals.join(' ')}`);
   }
   const kstreamsVersion = values['kstreams-version'];
-  if (kstreamsVersion !== undefined && !/^\S+$/.test(kstreamsVersion)) {
+  if (kstreamsVersion !== undefined && !SPEC.test(kstreamsVersion)) {
     throw new CreateError(
       `--kstreams-version takes a version or range such as 0.1.0, got "${kstreamsVersion}"`,
     );
@@ -61,7 +64,12 @@ export function parseCreateArgs(argv) {
   /** @type {Record<string, string>} */
   const specs = {};
   for (const spec of values.spec ?? []) {
-    const match = /^(@kstreams\/[a-z0-9-._]+)=(\S+)$/.exec(spec);
+    const match = /^(@kstreams\/[a-z0-9-._]+)=(.+)$/.exec(spec);
+    if (match && !SPEC.test(/** @type {string} */ (match[2]))) {
+      throw new CreateError(
+        `--spec ${match[1]}= takes a version, range or file: path without spaces or quotes`,
+      );
+    }
     if (!match) {
       throw new CreateError(
         `--spec takes <package>=<spec> for a @kstreams package, e.g. @kstreams/core=file:/tmp/core.tgz; got "${spec}"`,

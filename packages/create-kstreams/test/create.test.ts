@@ -117,6 +117,12 @@ describe('create-kstreams', () => {
     expect(run('a', '--spec', 'core=1.0.0')).toBe(2);
     expect(err.at(-2)).toContain('--spec takes <package>=<spec> for a @kstreams package');
     expect(run('a', '--spec', '@kstreams/core=1.0.0', '--kstreams-version', '1.0.0')).toBe(2);
+    expect(run('a', '--kstreams-version', '1.0.0"')).toBe(2);
+    expect(err.at(-2)).toBe(
+      'create-kstreams: --kstreams-version takes a version or range such as 0.1.0, got "1.0.0""',
+    );
+    expect(run('a', '--spec', '@kstreams/core=file:/my packs/core.tgz')).toBe(2);
+    expect(err.at(-2)).toContain('without spaces or quotes');
     expect(run('--help')).toBe(0);
     expect(out.join('\n')).toContain('Usage: npm create kstreams@latest <project-dir>');
   });
