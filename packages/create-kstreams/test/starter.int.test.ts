@@ -172,16 +172,11 @@ describe('npm create kstreams, from the packed tarballs', () => {
     3 * NPM_TIMEOUT_MS,
   );
 
-  it('counts words against the broker with `npm start`, and closes cleanly on SIGTERM', async () => {
+  it('counts words against the broker with node dist/main.js (npm start), and closes on SIGTERM', async () => {
     const applicationId = uniqueName('starter');
     topics.cleanUpPrefix(applicationId);
-    const input = `${applicationId}-text-input`;
-    const output = `${applicationId}-word-counts`;
-    const admin = await topics.admin();
-    await admin.createTopics({
-      topics: [input, output].map((topic) => ({ topic, numPartitions: 2 })),
-      waitForLeaders: true,
-    });
+    const input = await topics.create('starter-text-input', 2);
+    const output = await topics.create('starter-word-counts', 2);
     const stateDir = join(work, 'state');
     const started = Date.now();
 
