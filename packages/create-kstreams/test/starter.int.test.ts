@@ -250,6 +250,8 @@ describe('npm create kstreams, from the packed tarballs', () => {
     expect(await exited, logs).toBe(0);
     seconds['close on SIGTERM'] = (Date.now() - closing) / 1000;
     expect(logs).toContain('SIGTERM: closing');
+    // kstreams' own log: the close ran to its end (commit, stores closed, group left).
+    expect(logs).toMatch(/"state":"NOT_RUNNING","previous":"PENDING_SHUTDOWN"/);
     // The store lived where STATE_DIR said.
     expect(readdirSync(join(stateDir, applicationId)).length).toBeGreaterThan(0);
   }, 180_000);
