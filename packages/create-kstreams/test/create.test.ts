@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,6 +126,18 @@ describe('create-kstreams', () => {
     expect(err.at(-2)).toContain('without spaces or quotes');
     expect(run('--help')).toBe(0);
     expect(out.join('\n')).toContain('Usage: npm create kstreams@latest <project-dir>');
+  });
+});
+
+describe('the bin', () => {
+  it('runs with plain node and exits with the code main returns', () => {
+    const bin = join(import.meta.dirname, '..', 'bin', 'create-kstreams.js');
+    const made = spawnSync(process.execPath, [bin, 'svc'], { cwd, encoding: 'utf8' });
+    expect(made.status).toBe(0);
+    expect(JSON.parse(read('svc', 'package.json')).name).toBe('svc');
+    const refused = spawnSync(process.execPath, [bin, 'svc'], { cwd, encoding: 'utf8' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('is not empty');
   });
 });
 
