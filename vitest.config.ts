@@ -8,7 +8,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/*/test/**/*.test.ts', 'scripts/**/*.test.ts'],
+          // The starter's own tests run here too, on the templates as they are (placeholders and all).
+          include: [
+            'packages/*/test/**/*.test.ts',
+            'packages/create-kstreams/templates/test/*.test.ts',
+            'scripts/**/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
           testTimeout: 60_000,
           typecheck: {
