@@ -14,6 +14,13 @@ function defaultOf(key: ConfigKey): string {
   return key.default === undefined ? 'unset' : `\`${JSON.stringify(key.default)}\``;
 }
 
+/** A markdown table with its columns padded, as biome formats markdown. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(3, ...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(rows[0]!), line(widths.map((w) => '-'.repeat(w))), ...rows.slice(1).map(line)];
+}
+
 const ruleOf = (key: ConfigKey) => key.check?.rule ?? key.checkedBy?.rule ?? '';
 
 /** Every key, nested ones as `parent.key`, in the table's order. */
@@ -38,9 +45,10 @@ export function renderConfigReference(): string {
     'generated from: an unknown key or a wrong value is a `ConfigError` that lists every problem at once, and',
     'an explicit setting is never silently overridden.',
     '',
-    '| Key | Accepts | Default |',
-    '| --- | --- | --- |',
-    ...keys.map(([name, key]) => `| \`${name}\` | ${cell(ruleOf(key))} | ${cell(defaultOf(key))} |`),
+    ...table([
+      ['Key', 'Accepts', 'Default'],
+      ...keys.map(([name, key]) => [`\`${name}\``, cell(ruleOf(key)), cell(defaultOf(key))]),
+    ]),
     '',
     '## Keys',
     '',
