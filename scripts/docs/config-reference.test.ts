@@ -11,7 +11,7 @@ import { REFERENCE_PATH, renderConfigReference } from './config-reference.ts';
 
 const base = { applicationId: 'app', brokers: ['127.0.0.1:9092'], logger: 'silent' } as const;
 const documented = () =>
-  [...readFileSync(REFERENCE_PATH, 'utf8').matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1] as string);
+  [...readFileSync(REFERENCE_PATH, 'utf8').matchAll(/^\| `([^`]+)` +\|/gm)].map((m) => m[1] as string);
 
 /** The keys the StreamsConfig type declares, nested ones as `parent.key`, read by the compiler. */
 function declaredKeys(): string[] {
