@@ -4,12 +4,12 @@
 // file that does not exist, an unknown {@link}). No broker needed; an integration test so that
 // the ~30 s build runs alone, not beside the unit tests.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { checkLinks } from './links.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,9 +17,19 @@ const GUIDES = readdirSync(join(ROOT, 'docs'))
   .filter((f) => f.endsWith('.md'))
   .map((f) => `docs/${f}`);
 
+const made: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 describe('the docs site', () => {
   it('builds with TypeDoc, guides and API reference, with no broken link', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'kstreams-docs-'));
+    const out = tempDir('kstreams-docs-');
     const started = Date.now();
     await promisify(execFile)(join(ROOT, 'node_modules/.bin/typedoc'), ['--out', out], { cwd: ROOT });
     console.log(`docs site built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -42,7 +52,7 @@ describe('the docs site', () => {
   });
 
   it('reports a missing page and a missing #fragment, in HTML and in markdown', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kstreams-links-'));
+    const dir = tempDir('kstreams-links-');
     writeFileSync(join(dir, 'index.html'), '<a href="b.html#nope">x</a> <a href="gone.html">y</a>');
     writeFileSync(join(dir, 'b.html'), '<h1 id="yes">b</h1>');
     writeFileSync(join(dir, 'a.md'), '[x](b.md#nope) [y](gone.md) [z](b.md#yes)\n');

@@ -2,7 +2,7 @@
 // application id made unique), in a process of its own, against the broker. It must count the
 // words fed to it, and on SIGTERM commit, leave the group and exit 0.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +32,13 @@ describe("README's first app against the broker", () => {
   const applicationId = uniqueName('readme-app');
   topics.cleanUpPrefix(applicationId);
   let child: ChildProcess | undefined;
-  afterAll(() => {
-    child?.kill('SIGKILL');
+  const dir = mkdtempSync(join(tmpdir(), 'kstreams-readme-app-'));
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('counts the words of its input, and closes cleanly on SIGTERM', async () => {
@@ -45,7 +50,6 @@ describe("README's first app against the broker", () => {
       .replaceAll("'word-counts'", JSON.stringify(output))
       .replace("applicationId: 'word-count'", `applicationId: ${JSON.stringify(applicationId)}`);
     expect(code).toContain(applicationId);
-    const dir = mkdtempSync(join(tmpdir(), 'kstreams-readme-app-'));
     // As the README says: app.ts needs a package.json with "type": "module" (top-level await).
     writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
     writeFileSync(join(dir, 'app.ts'), code);

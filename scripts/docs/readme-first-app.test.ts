@@ -2,7 +2,7 @@
 // against @kstreams/core's source under the project's strict settings, and runs its topology
 // through the TopologyTestDriver. (scripts/docs/readme-first-app.int.test.ts runs it whole,
 // against the broker, and stops it with SIGTERM.)
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,7 @@ describe("README's first app", () => {
       `${building!.replace("'@kstreams/core'", JSON.stringify(CORE))}\nexport const topology = builder.build();\n`,
     );
     const { topology } = (await import(module)) as { topology: Topology };
+    rmSync(dir, { recursive: true, force: true });
     const driver = new TopologyTestDriver(topology, { applicationId: 'word-count' });
     const lines = driver.createInputTopic('text-lines', Serdes.String(), Serdes.String());
     const counts = driver.createOutputTopic('word-counts', Serdes.String(), Serdes.Long());
