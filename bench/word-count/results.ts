@@ -1,5 +1,5 @@
 // Writes one run's word-count figures to bench/results/: a markdown page (the table, the ratios
-// and how they were measured) and the SVG chart it shows. The README links both, so the latest
+// and how they were measured) and the SVG chart it shows. docs/benchmarks.md links both, so the latest
 // run that wrote them is what a reader sees.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -28,7 +28,7 @@ function options(secure: boolean, starting: boolean): BrokerOptions {
 async function startSecure(opts: BrokerOptions): Promise<void> {
   const result = await start(opts);
   const { home } = brokerPaths(opts);
-  // A development broker: the app user may do anything; the README shows how to narrow it.
+  // A development broker: the app user may do anything; docs/security.md shows how to narrow it.
   await grantEverything(result.brokers, brokerClientConfig(opts, 'admin'), 'app');
   console.log(
     `Kafka (SASL_SSL, SCRAM-SHA-512, ACLs on) ${result.started ? 'started' : 'already running'} at ${result.brokers}

@@ -1,3 +1,9 @@
+/**
+ * The `kstreams` command (`verify`, `reset`, `lag`, `describe`) and `verifyTopic()`, its output check
+ * as a function.
+ *
+ * @module @kstreams/cli
+ */
 export {
   type CheckedRecord,
   type CheckOptions,

@@ -1,3 +1,9 @@
+/**
+ * Kafka Streams for TypeScript: the DSL (`StreamsBuilder`), the Processor API (`Topology`), serdes, stores and
+ * the runtime (`KafkaStreams`). Guides: the docs pages; every config key: the configuration reference.
+ *
+ * @module @kstreams/core
+ */
 export type { ErrorsConfig } from './config/exception-handler-config.ts';
 // The ssl/sasl checks and the refusal codes, for tools that build their own clients (the CLI).
 export { resolveSasl, resolveSsl } from './config/security-config.ts';

@@ -1,3 +1,9 @@
+/**
+ * A fastify plugin for a kstreams app: /health, /metrics (Prometheus), /status, the status page and
+ * store queries forwarded to the instance that owns a key.
+ *
+ * @module @kstreams/http
+ */
 export { FORWARDED_HEADER, type KeyLookup, ownedHere, runningApp, toJson } from './forwarding.ts';
 export { liveness, readiness } from './health.ts';
 export {

@@ -1,3 +1,9 @@
+/**
+ * The state stores under kstreams: LevelDB and in-memory, the transactional write buffer, changelog
+ * records, checkpoints, restore, and the segmented window and session stores.
+ *
+ * @module @kstreams/state-store
+ */
 export {
   ENTRY_OVERHEAD_BYTES,
   TransactionalBuffer,

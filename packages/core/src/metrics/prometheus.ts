@@ -1,6 +1,6 @@
 // The app's prom-client registry: every value is read from the recorder when scraped, so the
 // runtime's hot path never touches prom-client. Names are Kafka Streams' metric names under their
-// group, in Prometheus' snake case (docs: the README's metrics table).
+// group, in Prometheus' snake case (docs: the metrics table of docs/observability.md).
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { StreamsMetricsRecorder } from './streams-metrics-recorder.ts';
 

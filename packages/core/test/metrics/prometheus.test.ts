@@ -1,4 +1,4 @@
-// The registry reads the recorder at scrape time: each metric of the README's table carries the
+// The registry reads the recorder at scrape time: each metric of docs/observability.md's table carries the
 // value the runtime recorded, under Kafka Streams' name and labels (the broker test checks that
 // the runtime records them; this one pins the values and the levels).
 import { describe, expect, it } from 'vitest';

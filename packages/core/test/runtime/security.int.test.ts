@@ -34,7 +34,7 @@ beforeAll(() => {
 });
 
 /**
- * Grants `user` what the README says an app needs, no more: Read on the input, Write on the
+ * Grants `user` what docs/security.md says an app needs, no more: Read on the input, Write on the
  * output, everything but Alter on its internal topics, its group(s) and (exactly_once) its
  * transactional ids.
  */
