@@ -230,7 +230,9 @@ export class FaultProxy {
       inFlight.set(apiKey, n);
       if (n > (this.maxInFlight.get(apiKey) ?? 0)) this.maxInFlight.set(apiKey, n);
       const sent =
-        apiKey === ApiKey.Fetch && Date.now() < this.withholdUntil ? withoutTopics(frame, this.withheld) : frame;
+        apiKey === ApiKey.Fetch && Date.now() < this.withholdUntil
+          ? withoutTopics(frame, this.withheld)
+          : frame;
       if (sent !== frame) this.withheldFetchRequests++;
       broker.write(sent);
     });

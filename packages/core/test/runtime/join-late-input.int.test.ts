@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams, type ProcessingGuarantee, Serdes, StreamsBuilder } from '../../src/index.ts';
-import { produce, readTopic, stopAfterEach, tempStateDir, testBrokers, uniqueName, waitFor } from './kafka-helpers.ts';
+import {
+  produce,
+  readTopic,
+  stopAfterEach,
+  tempStateDir,
+  testBrokers,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
@@ -84,44 +92,51 @@ describe('a stream-table join whose table partitions are fetched late', () => {
   const cases = seeds.flatMap((seed) =>
     (['at_least_once', 'exactly_once'] as ProcessingGuarantee[]).map((guarantee) => ({ seed, guarantee })),
   );
-  it.each(cases)('enriches every order with the latest customer (seed $seed, $guarantee)', async ({
-    seed,
-    guarantee,
-  }) => {
-    const { customers, orders, expected } = data.get(seed)!;
-    const output = await topics.create(`late-enriched-${seed}-${guarantee}`, 4);
-    const applicationId = uniqueName(`late-join-${seed}`);
-    topics.cleanUpPrefix(applicationId);
-    const builder = new StreamsBuilder();
-    const table = builder.table<string, string>(customers, { keySerde: S, valueSerde: S });
-    builder
-      .stream<string, string>(orders, { keySerde: S, valueSerde: S })
-      .leftJoin(table, (order, customer) => `${order}=${customer ?? 'NULL'}`)
-      .to(output, { keySerde: S, valueSerde: S });
-    const app = new KafkaStreams(builder.build(), {
-      applicationId,
-      brokers: testBrokers(),
-      socketFactory: proxy.socketFactory(),
-      processingGuarantee: guarantee,
-      commitIntervalMs: 200,
-      stateDir: tempStateDir(),
-      logger: 'warn',
-    });
-    apps.push(app);
-    const withheldBefore = proxy.withheldFetchRequests;
-    proxy.withholdFetches([customers], 120_000);
-    try {
-      await app.start();
-      await waitFor(() => app.state === 'RUNNING', 60_000, 'RUNNING');
-      await new Promise((r) => setTimeout(r, TABLE_LATE_MS));
-    } finally {
-      proxy.withholdFetches([], 0);
-    }
-    expect(proxy.withheldFetchRequests - withheldBefore, 'the table was fetched late').toBeGreaterThan(0);
-    const records = await readTopic(output, (rs) => rs.length >= ORDERS, { timeoutMs: 60_000, settleMs: 500 });
-    const got = new Map(records.map((r) => r.value.toString().split('=') as [string, string]));
-    const wrong = [...expected].filter(([order, value]) => got.get(order) !== value);
-    expect(records.length).toBe(ORDERS);
-    expect(wrong.length, `wrong: ${JSON.stringify(wrong.slice(0, 5))} got ${wrong.slice(0, 5).map(([o]) => got.get(o))}`).toBe(0);
-  }, 90_000);
+  it.each(cases)(
+    'enriches every order with the latest customer (seed $seed, $guarantee)',
+    async ({ seed, guarantee }) => {
+      const { customers, orders, expected } = data.get(seed)!;
+      const output = await topics.create(`late-enriched-${seed}-${guarantee}`, 4);
+      const applicationId = uniqueName(`late-join-${seed}`);
+      topics.cleanUpPrefix(applicationId);
+      const builder = new StreamsBuilder();
+      const table = builder.table<string, string>(customers, { keySerde: S, valueSerde: S });
+      builder
+        .stream<string, string>(orders, { keySerde: S, valueSerde: S })
+        .leftJoin(table, (order, customer) => `${order}=${customer ?? 'NULL'}`)
+        .to(output, { keySerde: S, valueSerde: S });
+      const app = new KafkaStreams(builder.build(), {
+        applicationId,
+        brokers: testBrokers(),
+        socketFactory: proxy.socketFactory(),
+        processingGuarantee: guarantee,
+        commitIntervalMs: 200,
+        stateDir: tempStateDir(),
+        logger: 'warn',
+      });
+      apps.push(app);
+      const withheldBefore = proxy.withheldFetchRequests;
+      proxy.withholdFetches([customers], 120_000);
+      try {
+        await app.start();
+        await waitFor(() => app.state === 'RUNNING', 60_000, 'RUNNING');
+        await new Promise((r) => setTimeout(r, TABLE_LATE_MS));
+      } finally {
+        proxy.withholdFetches([], 0);
+      }
+      expect(proxy.withheldFetchRequests - withheldBefore, 'the table was fetched late').toBeGreaterThan(0);
+      const records = await readTopic(output, (rs) => rs.length >= ORDERS, {
+        timeoutMs: 60_000,
+        settleMs: 500,
+      });
+      const got = new Map(records.map((r) => r.value.toString().split('=') as [string, string]));
+      const wrong = [...expected].filter(([order, value]) => got.get(order) !== value);
+      expect(records.length).toBe(ORDERS);
+      expect(
+        wrong.length,
+        `wrong: ${JSON.stringify(wrong.slice(0, 5))} got ${wrong.slice(0, 5).map(([o]) => got.get(o))}`,
+      ).toBe(0);
+    },
+    90_000,
+  );
 });
