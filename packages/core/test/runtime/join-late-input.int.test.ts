@@ -14,6 +14,7 @@ import {
   stopAfterEach,
   tempStateDir,
   testBrokers,
+  testKafka,
   uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
@@ -139,4 +140,70 @@ describe('a stream-table join whose table partitions are fetched late', () => {
     },
     90_000,
   );
+});
+
+describe('a stream-table join whose table has an open transaction', () => {
+  it('under read_committed the lag ends at the last stable offset: the open transaction is not waited for', async () => {
+    const [customers, orders, output] = await Promise.all([
+      topics.create('open-txn-customers', 1),
+      topics.create('open-txn-orders', 1),
+      topics.create('open-txn-enriched', 1),
+    ]);
+    const base = Date.now() - 60 * 60_000;
+    await produce(
+      customers,
+      Array.from({ length: 10 }, (_, i) => ({ key: `c${i}`, value: `c${i}v1`, timestamp: base + i })),
+    );
+    // A second version of every customer in a transaction left open: records on the broker (the
+    // high watermark counts them) that a read_committed consumer cannot read.
+    const producer = testKafka().producer({
+      transactionalId: uniqueName('open-txn'),
+      idempotent: true,
+      maxInFlightRequests: 1,
+    });
+    await producer.connect();
+    const txn = await producer.transaction();
+    try {
+      await txn.send({
+        topic: customers,
+        messages: Array.from({ length: 10 }, (_, i) => ({
+          key: `c${i}`,
+          value: `c${i}v2`,
+          timestamp: String(base + 100 + i),
+        })),
+      });
+      await produce(
+        orders,
+        Array.from({ length: 10 }, (_, i) => ({ key: `c${i}`, value: `o${i}`, timestamp: base + 1_000 + i })),
+      );
+      const applicationId = uniqueName('open-txn-join');
+      topics.cleanUpPrefix(applicationId);
+      const builder = new StreamsBuilder();
+      const table = builder.table<string, string>(customers, { keySerde: S, valueSerde: S });
+      builder
+        .stream<string, string>(orders, { keySerde: S, valueSerde: S })
+        .leftJoin(table, (order, customer) => `${order}=${customer ?? 'NULL'}`)
+        .to(output, { keySerde: S, valueSerde: S });
+      const app = new KafkaStreams(builder.build(), {
+        applicationId,
+        brokers: testBrokers(),
+        processingGuarantee: 'exactly_once',
+        commitIntervalMs: 200,
+        stateDir: tempStateDir(),
+        logger: 'warn',
+      });
+      apps.push(app);
+      await app.start();
+      // Well inside the transaction's timeout: with the high watermark as the end, the task would
+      // wait for the 10 unreadable records until the transaction ended.
+      const records = await readTopic(output, (rs) => rs.length >= 10, { timeoutMs: 20_000 });
+      expect(records.map((r) => r.value.toString()).sort()).toEqual(
+        Array.from({ length: 10 }, (_, i) => `o${i}=c${i}v1`).sort(),
+      );
+      expect(app.metrics().enforcedProcessing).toBeGreaterThan(0);
+    } finally {
+      await txn.abort();
+      await producer.disconnect();
+    }
+  }, 90_000);
 });
