@@ -15,10 +15,12 @@ const KEYS = ['k1', 'k2', 'k3', 'k4'];
  */
 function lateRightInput(): ScenarioInput[] {
   const inputs: ScenarioInput[] = [];
-  const left = (i: number) =>
+  const left = (i: number) => {
     inputs.push({ topic: 'left', key: KEYS[i % KEYS.length]!, value: `o${i}`, timestamp: 100 + i });
+  };
   for (let i = 0; i < 6; i++) left(i);
-  KEYS.forEach((key, i) => inputs.push({ topic: 'right', key, value: `${key}v1`, timestamp: i }));
+  for (const [i, key] of KEYS.entries())
+    inputs.push({ topic: 'right', key, value: `${key}v1`, timestamp: i });
   inputs.push({ topic: 'right', key: 'k2', value: 'k2v2', timestamp: 10 });
   inputs.push({ topic: 'right', key: 'k9', value: 'k9v1', timestamp: 11 });
   for (let i = 6; i < 12; i++) left(i);
