@@ -55,6 +55,35 @@ export function proxiedSocketFactory(proxyPort: number): (args: SocketFactoryArg
   };
 }
 
+/**
+ * A Fetch request (v11, the version kafkajs 2.2.4 sends; others pass unchanged) without the
+ * entries of `topics`. Layout: size, header v1 (api key, version, correlation id, client id), then
+ * replica id, max wait, min bytes, max bytes, isolation level, session id and epoch, the topics
+ * (name, partitions of 28 bytes each), forgotten topics and rack id.
+ */
+function withoutTopics(frame: Buffer, topics: ReadonlySet<string>): Buffer {
+  if (frame.readInt16BE(6) !== 11) return frame;
+  const clientIdLength = frame.readInt16BE(12);
+  const topicsAt = 14 + Math.max(0, clientIdLength) + 4 * 4 + 1 + 2 * 4;
+  const count = frame.readInt32BE(topicsAt);
+  const kept: Buffer[] = [];
+  let at = topicsAt + 4;
+  for (let i = 0; i < count; i++) {
+    const start = at;
+    const nameLength = frame.readInt16BE(at);
+    const name = frame.toString('utf8', at + 2, at + 2 + nameLength);
+    at += 2 + nameLength;
+    at += 4 + 28 * frame.readInt32BE(at);
+    if (!topics.has(name)) kept.push(frame.subarray(start, at));
+  }
+  if (kept.length === count) return frame;
+  const countBytes = Buffer.alloc(4);
+  countBytes.writeInt32BE(kept.length);
+  const out = Buffer.concat([frame.subarray(0, topicsAt), countBytes, ...kept, frame.subarray(at)]);
+  out.writeInt32BE(out.length - 4, 0);
+  return out;
+}
+
 export class FaultProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
@@ -66,10 +95,14 @@ export class FaultProxy {
   private delayMs = 0;
   private delaying = new Set<number>();
   private readonly cutters = new Set<() => void>();
+  private withheld = new Set<string>();
+  private withholdUntil = 0;
   /** Responses lost so far (each one cut a client connection). */
   lost = 0;
   /** Called with the API key of each lost response, as the connection is cut. */
   onLost?: (apiKey: number) => void;
+  /** Fetch requests that left out a withheld topic. */
+  withheldFetchRequests = 0;
   /** Requests that vanished while connections were dropped. */
   dropped = 0;
   /** Requests seen per API key. */
@@ -126,6 +159,16 @@ export class FaultProxy {
   delayResponses(apiKeys: number[], ms: number): void {
     this.delaying = new Set(apiKeys);
     this.delayMs = ms;
+  }
+
+  /**
+   * For `durationMs`, Fetch requests leave out the partitions of `topics`: the broker never hears
+   * of them, so those partitions are fetched that much later than the others (what a slow leader,
+   * a busy machine or a backlog does to one input of a join), while every other request passes.
+   */
+  withholdFetches(topics: string[], durationMs: number): void {
+    this.withheld = new Set(topics);
+    this.withholdUntil = Date.now() + durationMs;
   }
 
   async close(): Promise<void> {
@@ -186,7 +229,12 @@ export class FaultProxy {
       const n = (inFlight.get(apiKey) ?? 0) + 1;
       inFlight.set(apiKey, n);
       if (n > (this.maxInFlight.get(apiKey) ?? 0)) this.maxInFlight.set(apiKey, n);
-      broker.write(frame);
+      const sent =
+        apiKey === ApiKey.Fetch && Date.now() < this.withholdUntil
+          ? withoutTopics(frame, this.withheld)
+          : frame;
+      if (sent !== frame) this.withheldFetchRequests++;
+      broker.write(sent);
     });
     client.on('data', fromClient);
     if (first) fromClient(first);

@@ -9,6 +9,7 @@ import type { TopicPartitionOffset } from './admin.ts';
 import { type AssignorOptions, kstreamsAssignor } from './assignor.ts';
 import { isRetriableError } from './error-kinds.ts';
 import { fetchedOffset, fetchedTimestamp } from './fetch-decoding.ts';
+import { type FetchedPartition, fetchedEnd, fetchLagInstalled, withFetchListener } from './fetch-lag.ts';
 import { groupGeneration } from './group-generation.ts';
 
 export interface InputBatch {
@@ -24,6 +25,11 @@ export interface InputBatch {
   isStale(): boolean;
   /** The partition's log end when the batch was fetched. */
   highWatermark: number;
+  /**
+   * The partition's end for the fetch lag (high watermark, or the last stable offset under
+   * read_committed) when no fetch report told it already (see ConsumerHandlers.onFetchedEnd).
+   */
+  endOffset: number | undefined;
   /** Moves the fetch position past `offset`. */
   resolveOffset(offset: number): void;
   heartbeat(): Promise<void>;
@@ -38,6 +44,12 @@ export interface ConsumerHandlers {
   onControlRecords(topic: string, partition: number, first: number, last: number): void;
   /** A fetch told the partition's log end offset (for the lag metric). */
   onFetched?(topic: string, partition: number, highWatermark: number): void;
+  /**
+   * A fetch response told a partition's end (the last stable offset under read_committed, else
+   * the high watermark), with or without records; `emptyAt`: the offset an empty response was
+   * asked from. Called before the response's batches are handed out.
+   */
+  onFetchedEnd?(topic: string, partition: number, endOffset: number, emptyAt: number | undefined): void;
   onCrash(error: Error, willRestart: boolean): void;
 }
 
@@ -80,10 +92,13 @@ export class MainConsumer {
   /** When the crashes that the consumer restarts itself from began; reset by a join. */
   private crashingSince?: number;
 
+  private readonly readCommitted: boolean;
+
   constructor(kafka: Kafka, config: ResolvedConfig, assignor: AssignorOptions) {
+    this.readCommitted = config.consumer.isolationLevel !== 'read_uncommitted';
     this.consumer = kafka.consumer({
       groupId: config.applicationId,
-      partitionAssigners: [kstreamsAssignor(assignor)],
+      partitionAssigners: [withFetchListener(kstreamsAssignor(assignor), (f) => this.fetched(f))],
       sessionTimeout: config.consumer.sessionTimeoutMs,
       heartbeatInterval: config.consumer.heartbeatIntervalMs,
       rebalanceTimeout: config.consumer.rebalanceTimeoutMs,
@@ -138,6 +153,9 @@ export class MainConsumer {
             messages: batch.messages,
             lastOffset: Number(batch.lastOffset()),
             highWatermark: Number(batch.highWatermark),
+            // Told already by the fetch report, in fetch order; a batch alone knows only the
+            // high watermark.
+            endOffset: fetchLagInstalled() ? undefined : Number(batch.highWatermark),
             isStale: payload.isStale,
             resolveOffset: (offset) => payload.resolveOffset(String(offset)),
             heartbeat: payload.heartbeat,
@@ -149,6 +167,12 @@ export class MainConsumer {
       await run();
     };
     await run();
+  }
+
+  private fetched(f: FetchedPartition): void {
+    const end = fetchedEnd(f, this.readCommitted);
+    if (end !== undefined)
+      this.handlers?.onFetchedEnd?.(f.topic, f.partition, end, f.records === 0 ? f.fetchOffset : undefined);
   }
 
   /** A crash of the consumer, or of our own restart of it (`kafkajsRestarts` false then). */

@@ -130,6 +130,18 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     ['thread_id', 'task_id'],
     perTask((set, id, v) => set({ ...thread, task_id: id }, v.process.total)),
   );
+  gauge(
+    `${k}enforced_processing_rate`,
+    'Records processed per second while an empty input partition of the task was no longer waited for',
+    ['thread_id', 'task_id'],
+    perTask((set, id, v) => set({ ...thread, task_id: id }, v.enforcedProcessing.rate())),
+  );
+  counter(
+    `${k}enforced_processing_total`,
+    'Records processed while an empty input partition of the task was no longer waited for (max.task.idle.ms over)',
+    ['thread_id', 'task_id'],
+    perTask((set, id, v) => set({ ...thread, task_id: id }, v.enforcedProcessing.total)),
+  );
   counter(
     `${k}dropped_records_total`,
     'Records dropped: by an exception handler, or by an operator (late for a closed window, null key)',

@@ -6,6 +6,8 @@ import { Sensor } from './sensor.ts';
 
 export interface TaskMetricsValues {
   readonly process: Sensor;
+  /** Kafka Streams' enforced-processing-rate/-total: records processed without waiting any longer for an empty partition. */
+  readonly enforcedProcessing: Sensor;
   droppedRecordsTotal: number;
   rollbacksTotal: number;
   /** When the task's last commit succeeded (ms since the epoch), 0 if never. */
@@ -62,7 +64,13 @@ export class StreamsMetricsRecorder {
   task(taskId: string): TaskMetricsValues {
     let t = this.tasks.get(taskId);
     if (t === undefined) {
-      t = { process: new Sensor(), droppedRecordsTotal: 0, rollbacksTotal: 0, lastCommitMs: 0 };
+      t = {
+        process: new Sensor(),
+        enforcedProcessing: new Sensor(),
+        droppedRecordsTotal: 0,
+        rollbacksTotal: 0,
+        lastCommitMs: 0,
+      };
       this.tasks.set(taskId, t);
     }
     return t;
@@ -81,6 +89,11 @@ export class StreamsMetricsRecorder {
     if (!this.enabled || records === 0) return;
     this.process.record(records, ms);
     this.task(taskId).process.record(records);
+  }
+
+  /** `records` of one processing turn of a task were processed under enforced processing. */
+  enforcedProcessing(taskId: string, records: number): void {
+    if (this.enabled && records > 0) this.task(taskId).enforcedProcessing.count(records);
   }
 
   punctuated(punctuators: number): void {

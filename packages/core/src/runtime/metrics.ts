@@ -9,6 +9,11 @@ export interface StreamsMetrics {
   restoredRecords: number;
   /** Tasks the watchdog found stalled and recreated. */
   stalledTasks: number;
+  /**
+   * Records processed while an input partition of their task had no data and its idle time
+   * (maxTaskIdleMs) was over: Kafka Streams' enforced-processing-total, over all tasks.
+   */
+  enforcedProcessing: number;
 }
 
 export function newMetrics(): StreamsMetrics {
@@ -21,5 +26,6 @@ export function newMetrics(): StreamsMetrics {
     fencedTasks: 0,
     restoredRecords: 0,
     stalledTasks: 0,
+    enforcedProcessing: 0,
   };
 }

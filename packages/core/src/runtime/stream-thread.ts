@@ -5,6 +5,7 @@ import { toAuthorizationError } from '../kafka/authorization.ts';
 import { explainRefusal } from '../kafka/client.ts';
 import { type InputBatch, MainConsumer } from '../kafka/consumer.ts';
 import { fetchedOffset } from '../kafka/fetch-decoding.ts';
+import { topicPartitionKey } from '../processor/internals/records.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
 import type { TaskRuntime } from './task-runtime.ts';
@@ -32,6 +33,12 @@ export class StreamThread {
   private lastCommit = Date.now();
   private commitSoon = false;
   private readonly log: StreamThreadDeps['logger'];
+  /**
+   * Partitions paused because their task's queue is full (Kafka Streams pauses a partition past
+   * buffered.records.per.partition). Fetching on would hand over the same records again at once:
+   * a task waiting for another partition spun a core so.
+   */
+  private readonly pausedFull = new Map<string, { topic: string; partition: number }>();
 
   constructor(private readonly deps: StreamThreadDeps) {
     const { config, topology } = deps;
@@ -101,6 +108,11 @@ export class StreamThread {
       },
       onFetched: (topic, partition, highWatermark) =>
         this.deps.recorder.fetched(topic, partition, highWatermark),
+      // Outside the mutex: it only notes the partition's end, which no section reads across an await.
+      onFetchedEnd: (topic, partition, endOffset, emptyAt) => {
+        const rt = this.manager.tasks.get(this.manager.taskIdFor(topic, partition) ?? '');
+        rt?.partitionGroup.updateEndOffset(topic, partition, endOffset, emptyAt);
+      },
       onCrash: (error, willRestart) => {
         // The group's or the input topics' ACLs: a restart would be refused the same way.
         const denied = toAuthorizationError(explainRefusal(this.deps.kafka, error), this.deps.config, {
@@ -170,6 +182,7 @@ export class StreamThread {
       }
       await t.task.punctuateWallClock(now);
     }
+    this.resumeDrained();
     const due = now - this.lastCommit >= this.deps.config.commitIntervalMs;
     if (due || this.commitSoon || this.manager.runningTasks().some((t) => t.task.commitRequested)) {
       await this.commitAll(due ? 'interval' : 'requested');
@@ -197,13 +210,14 @@ export class StreamThread {
     const group = rt.partitionGroup;
     const queue = group.queue(batch.topic, batch.partition);
     if (queue === undefined) return;
-    group.updateEndOffset(batch.topic, batch.partition, batch.highWatermark);
+    if (batch.endOffset !== undefined) group.updateEndOffset(batch.topic, batch.partition, batch.endOffset);
     const started = Date.now();
     const messages = batch.messages;
     let i = 0;
     // Buffer a slice, process what the task is ready for, repeat: a task with one input partition
     // goes through the batch as before; one with several stops when this partition's queue is full
-    // while it waits for another, and the rest of the batch is fetched again later.
+    // while it waits for another: the partition is paused, and the rest of the batch is fetched
+    // again once the queue has room.
     while (i < messages.length && rt.state === 'running') {
       let resolved = -1;
       for (; i < messages.length && queue.size < MAX_BUFFERED_PER_PARTITION; i++) {
@@ -220,6 +234,11 @@ export class StreamThread {
       const outcome = await this.processTask(rt, started, () => batch.heartbeat());
       if (outcome === 'failed') return;
       if (outcome === 'yield' || queue.size >= MAX_BUFFERED_PER_PARTITION) break;
+    }
+    if (queue.size >= MAX_BUFFERED_PER_PARTITION && rt.state === 'running') {
+      const tp = { topic: batch.topic, partition: batch.partition };
+      this.pausedFull.set(topicPartitionKey(tp.topic, tp.partition), tp);
+      this.consumer.pause([tp]);
     }
     const last = messages.at(-1);
     // Markers after the last record (the commit of the transaction that wrote it) belong to what
@@ -245,15 +264,41 @@ export class StreamThread {
   ): Promise<'idle' | 'yield' | 'failed'> {
     const from = Date.now();
     const counter = { processed: 0 };
+    const enforcedBefore = rt.partitionGroup.enforcedProcessingTotal;
     try {
       return await this.processRecords(rt, started, counter, heartbeat);
     } finally {
       // Recorded once per turn, not per record, so that metrics stay off the hot path.
       if (counter.processed > 0) {
         this.deps.recorder.processed(rt.id, counter.processed, Date.now() - from);
+        const enforced = rt.partitionGroup.enforcedProcessingTotal - enforcedBefore;
+        this.deps.metrics.enforcedProcessing += enforced;
+        this.deps.recorder.enforcedProcessing(rt.id, enforced);
         rt.sourceNodes?.report();
+        this.resumeDrained();
       }
     }
+  }
+
+  /** Resumes the partitions paused for a full queue whose queue has room again. */
+  private resumeDrained(): void {
+    if (this.pausedFull.size === 0) return;
+    const resume: Array<{ topic: string; partition: number }> = [];
+    for (const [key, tp] of this.pausedFull) {
+      const rt = this.manager.tasks.get(this.manager.taskIdFor(tp.topic, tp.partition) ?? '');
+      if (rt?.state !== 'running') {
+        // Closed or being created again: the task manager pauses its partitions and resumes them
+        // when the task runs.
+        this.pausedFull.delete(key);
+        continue;
+      }
+      const queue = rt.partitionGroup.queue(tp.topic, tp.partition);
+      if (queue === undefined || queue.size < MAX_BUFFERED_PER_PARTITION) {
+        this.pausedFull.delete(key);
+        resume.push(tp);
+      }
+    }
+    this.consumer.resume(resume);
   }
 
   private async processRecords(

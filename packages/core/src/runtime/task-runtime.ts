@@ -11,6 +11,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import { type StreamsAdmin, type TopicPartitionOffset, UNSTABLE_OFFSETS_WAIT_MS } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { fetchedMessageReader } from '../kafka/consumer.ts';
+import { fetchLagInstalled } from '../kafka/fetch-lag.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
@@ -109,8 +110,28 @@ export class TaskRuntime {
     this.inputPartitions = this.task.inputPartitions;
     this.partitionGroup = new PartitionGroup(this.inputPartitions, {
       maxTaskIdleMs: config.maxTaskIdleMs,
-      maxFetchWaitMs: maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
+      // Fetches tell every input partition's lag (kafka/fetch-lag.ts): wait as long as it is
+      // above 0. Without that hook a batch tells it only with records, so the wait is bounded.
+      maxFetchWaitMs: fetchLagInstalled()
+        ? undefined
+        : maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
       reader: fetchedMessageReader,
+      onWaitForLag: (queue, lag) =>
+        this.log.debug(
+          { topic: queue.topic, partition: queue.partition, lag },
+          'lag of the partition is above 0, but no data is buffered locally: waiting to buffer some records',
+        ),
+      // Kafka Streams logs this at INFO on every call; once per episode at debug keeps a join with
+      // a quiet table (maxTaskIdleMs 0) from logging for each record.
+      onEnforcedProcessing: (waitedFor, nowMs) =>
+        this.log.debug(
+          {
+            partitions: waitedFor.map((q) => `${q.topic}-${q.partition}`),
+            maxTaskIdleMs: config.maxTaskIdleMs,
+            wallClockTime: nowMs,
+          },
+          'continuing to process although some partitions have no data buffered: there may be out-of-order processing for this task',
+        ),
     });
     if (deps.recorder.debug) {
       const nodes = sourceNodesByTopic(topology, config.applicationId, subtopology);

@@ -12,6 +12,7 @@ import { cacheScenarios, cacheTopologies } from './scenarios-cache.ts';
 import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
+import { lateInputScenarios } from './scenarios-late-input.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
 
@@ -375,4 +376,5 @@ export const scenarios: Scenario[] = [
   ...joinFkScenarios,
   ...joinStreamScenarios,
   ...cacheScenarios,
+  ...lateInputScenarios,
 ];

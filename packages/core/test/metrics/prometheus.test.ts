@@ -51,6 +51,8 @@ describe('the Prometheus registry', () => {
     r.rolledBack('0_1');
     r.dropped('0_0');
     r.dropped('0_0');
+    r.enforcedProcessing('0_1', 40);
+    r.enforcedProcessing('0_1', 0);
     const s = await scrape();
     const thread = { thread_id: 'app-StreamThread-1', application_id: 'app' };
     expect(s.value('kstreams_stream_thread_process_total', thread)).toBe(500);
@@ -75,6 +77,9 @@ describe('the Prometheus registry', () => {
     expect(s.value('kstreams_stream_task_dropped_records_total', { task_id: '0_1' })).toBe(0);
     expect(s.value('kstreams_stream_task_rollbacks_total', { task_id: '0_1' })).toBe(1);
     expect(s.value('kstreams_stream_task_rollbacks_total', { task_id: '0_0' })).toBe(0);
+    expect(s.value('kstreams_stream_task_enforced_processing_total', { task_id: '0_1' })).toBe(40);
+    expect(s.value('kstreams_stream_task_enforced_processing_rate', { task_id: '0_1' })).toBeCloseTo(40, 0);
+    expect(s.value('kstreams_stream_task_enforced_processing_total', { task_id: '0_0' })).toBe(0);
   });
 
   it('reports lag per input partition as log end minus position, once a fetch told the log end', async () => {

@@ -10,12 +10,12 @@ export const PAYMENT_WINDOW_MS = 10 * MINUTE_MS;
 export const PAYMENT_GRACE_MS = MINUTE_MS;
 
 /**
- * How long a task waits for a partition that has no data before it processes the others (Kafka
- * Streams' max.task.idle.ms; kstreams waits at least as long for data known to be on the broker).
- * The default, 0, would let an order read a moment before its payment, written at the same time,
- * close windows early and report a paid order unpaid; so would a task that has just moved to
- * another instance and got the orders' backlog before the payments'. The cost: a quiet topic
- * delays the other by up to this long.
+ * How long a task waits for a caught-up partition that has no data before it processes the others
+ * (Kafka Streams' max.task.idle.ms; data known to be on the broker, such as the payments' backlog
+ * of a task that has just moved, is waited for however long). The default, 0, would let an order
+ * read a moment before its payment, written at the same time but not yet on the broker, close
+ * windows early and report a paid order unpaid. The cost: a quiet topic delays the other by up
+ * to this long.
  */
 export const MAX_TASK_IDLE_MS = 5_000;
 

@@ -9,22 +9,24 @@ export interface PartitionGroupOptions {
   /** Kafka Streams' max.task.idle.ms: how long to wait for a partition that has no data (default 0). */
   maxTaskIdleMs: number;
   /**
-   * How long to wait at most for a partition whose known lag is above 0 or unknown. Kafka Streams
-   * waits without bound, reading each fetch's lag; kafkajs shows a partition's log end only with
-   * fetched records (and counts open transactions in it), so our knowledge can be stale, and an
-   * unbounded wait could stall the task.
+   * How long to wait at most for a partition whose lag is above 0 or unknown; undefined (the
+   * runtime's case): no bound, as Kafka Streams, since every fetch response, empty ones too,
+   * tells the lag (kafka/fetch-lag.ts). Only when kafkajs' modules are out of reach of that hook
+   * does the runtime set one (`maxFetchWaitMs`), as a batch then tells a partition's end only
+   * with records, and a wait on a stale lag would never end.
    */
-  maxFetchWaitMs: number;
+  maxFetchWaitMs?: number | undefined;
   /** How the queues read what they hold (default: InputRecords). */
   reader?: InputReader | undefined;
+  /** A wait for a partition with records on the broker begins (Kafka Streams logs it). */
+  onWaitForLag?(queue: RecordQueue, lag: number): void;
+  /** Processing goes on without the given empty partitions, their idle time over (once per episode). */
+  onEnforcedProcessing?(waitedFor: RecordQueue[], nowMs: number): void;
 }
 
 /**
- * How long a task waits for a partition whose known lag is above 0 or unknown: several fetches'
- * worth (the data comes with the next one), and never less than the app's maxTaskIdleMs, which
- * Kafka Streams never cuts short for data on the broker. A task that has just moved to another
- * instance, on a busy machine, can get one partition's backlog seconds before the other's; a join
- * that processed the first alone would close its windows early.
+ * The bound on a wait for data on the broker when fetches cannot tell an empty partition's lag:
+ * several fetches' worth, and never less than the app's maxTaskIdleMs.
  */
 export function maxFetchWaitMs(maxTaskIdleMs: number, consumerMaxWaitTimeMs: number): number {
   return Math.max(1_000, 10 * consumerMaxWaitTimeMs, maxTaskIdleMs);
@@ -39,11 +41,14 @@ export function maxFetchWaitMs(maxTaskIdleMs: number, consumerMaxWaitTimeMs: num
 export class PartitionGroup {
   private readonly queues = new Map<string, RecordQueue>();
   private readonly list: RecordQueue[];
-  /** Since when each empty partition has been waited for (wall clock), by kind of wait. */
-  private readonly idleSince = new Map<RecordQueue, number>();
+  /** Until when each caught-up empty partition is waited for (Kafka Streams' idlePartitionDeadlines). */
+  private readonly idleDeadlines = new Map<RecordQueue, number>();
+  /** Since when each empty partition with lag above 0 or unknown has been waited for. */
   private readonly fetchWaitSince = new Map<RecordQueue, number>();
   private buffered = 0;
   private enforced = 0;
+  /** Whether the last readyToProcess went on without an empty partition. */
+  private enforcing = false;
 
   constructor(
     partitions: ReadonlyArray<{ topic: string; partition: number }>,
@@ -78,43 +83,57 @@ export class PartitionGroup {
   }
 
   /**
-   * Whether the task may process its next record now: every partition has data, or each empty one
-   * is known to be caught up and has been so for maxTaskIdleMs (Kafka Streams' readyToProcess).
+   * Whether the task may process its next record now (Kafka Streams' readyToProcess). For each
+   * empty partition: lag unknown, or known above 0 (records on the broker, none fetched) -> wait,
+   * without a deadline; lag 0 -> wait until maxTaskIdleMs after it was found empty, then process
+   * the others ("enforced processing"). maxTaskIdleMs -1: never wait.
    */
   readyToProcess(nowMs: number): boolean {
     if (this.buffered === 0) return false;
     if (this.list.length === 1 || this.options.maxTaskIdleMs === MAX_TASK_IDLE_MS_DISABLED) return true;
-    let enforced = false;
+    // Allocated only when a partition is given up on: this runs once per record processed.
+    let enforced: RecordQueue[] | undefined;
     for (const q of this.list) {
       if (!q.isEmpty) {
-        this.idleSince.delete(q);
+        this.idleDeadlines.delete(q);
         this.fetchWaitSince.delete(q);
         continue;
       }
       const lag = q.knownLag();
       if (lag !== 0) {
-        // Data is on the broker (or we do not know yet): the next fetch brings it.
-        this.idleSince.delete(q);
-        const since = this.since(this.fetchWaitSince, q, nowMs);
-        if (nowMs - since < this.options.maxFetchWaitMs) return false;
+        // The next fetch brings the data (or tells the lag): no deadline.
+        this.idleDeadlines.delete(q);
+        if (!this.fetchWaitSince.has(q)) {
+          this.fetchWaitSince.set(q, nowMs);
+          if (lag > 0) this.options.onWaitForLag?.(q, lag);
+        }
+        const bound = this.options.maxFetchWaitMs;
+        if (bound === undefined || nowMs - this.fetchWaitSince.get(q)! < bound) return this.waiting();
       } else {
         this.fetchWaitSince.delete(q);
-        const since = this.since(this.idleSince, q, nowMs);
-        if (nowMs - since < this.options.maxTaskIdleMs) return false;
+        let deadline = this.idleDeadlines.get(q);
+        if (deadline === undefined) {
+          deadline = nowMs + this.options.maxTaskIdleMs;
+          this.idleDeadlines.set(q, deadline);
+        }
+        if (nowMs < deadline) return this.waiting();
       }
-      enforced = true;
+      if (enforced === undefined) enforced = [q];
+      else enforced.push(q);
     }
-    if (enforced) this.enforced++;
+    if (enforced === undefined) {
+      this.enforcing = false;
+      return true;
+    }
+    this.enforced++;
+    if (!this.enforcing) this.options.onEnforcedProcessing?.(enforced, nowMs);
+    this.enforcing = true;
     return true;
   }
 
-  private since(map: Map<RecordQueue, number>, q: RecordQueue, nowMs: number): number {
-    let since = map.get(q);
-    if (since === undefined) {
-      since = nowMs;
-      map.set(q, since);
-    }
-    return since;
+  private waiting(): false {
+    this.enforcing = false;
+    return false;
   }
 
   /** The queue whose head has the lowest timestamp (the earliest fetched on a tie); undefined when all are empty. */
@@ -143,7 +162,7 @@ export class PartitionGroup {
 
   /** Every wait starts again now (after a rebalance, in which nothing was fetched). */
   restartWaits(): void {
-    this.idleSince.clear();
+    this.idleDeadlines.clear();
     this.fetchWaitSince.clear();
   }
 
@@ -151,12 +170,19 @@ export class PartitionGroup {
   clear(positions: ReadonlyArray<{ topic: string; partition: number; offset: number }>): void {
     for (const p of positions) this.queue(p.topic, p.partition)?.clear(p.offset);
     this.buffered = this.list.reduce((n, q) => n + q.size, 0);
-    this.idleSince.clear();
+    this.idleDeadlines.clear();
     this.fetchWaitSince.clear();
   }
 
-  updateEndOffset(topic: string, partition: number, endOffset: number): void {
+  /**
+   * The partition's end as a fetch response (or the admin, at the task's start) told it: the last
+   * stable offset under read_committed, else the high watermark. `emptyFetchAt`: the offset an
+   * empty fetch response was asked from (the consumer stands there, whatever the queue saw).
+   */
+  updateEndOffset(topic: string, partition: number, endOffset: number, emptyFetchAt?: number): void {
     const q = this.queue(topic, partition);
-    if (q !== undefined && (q.endOffset === undefined || endOffset > q.endOffset)) q.endOffset = endOffset;
+    if (q === undefined || !Number.isFinite(endOffset) || endOffset < 0) return;
+    q.endOffset = endOffset;
+    if (emptyFetchAt !== undefined && emptyFetchAt > q.emptyFetchAt) q.emptyFetchAt = emptyFetchAt;
   }
 }

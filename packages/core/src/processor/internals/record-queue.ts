@@ -24,8 +24,13 @@ export const INPUT_RECORDS: InputReader = {
 export class RecordQueue {
   private records: unknown[] = [];
   private head = 0;
-  /** The partition's log end as last seen (a fetch's high watermark, or the admin's end offset). */
+  /**
+   * The partition's end as last seen (a fetch response's last stable offset under read_committed,
+   * else its high watermark; before the first fetch, the admin's end offset).
+   */
   endOffset: number | undefined;
+  /** The offset the last empty fetch response was asked from (-1: none since the last clear). */
+  emptyFetchAt = -1;
   /** Next offset the fetch hands to this queue (the offset after the last record added). */
   fetchPosition = -1;
   /**
@@ -79,7 +84,9 @@ export class RecordQueue {
   /** Records the fetch still has to deliver, as far as the last seen log end tells; -1: unknown. */
   knownLag(): number {
     if (this.endOffset === undefined || this.fetchPosition < 0) return -1;
-    return Math.max(0, this.endOffset - this.fetchPosition);
+    // An empty fetch at an offset past the queue's position (transaction markers the queue did not
+    // see) means the consumer stands there.
+    return Math.max(0, this.endOffset - Math.max(this.fetchPosition, this.emptyFetchAt));
   }
 
   /** Drops the queued records (a rollback seeks back to the last commit and fetches them again). */
@@ -87,6 +94,7 @@ export class RecordQueue {
     this.records = [];
     this.head = 0;
     this.fetchPosition = position;
+    this.emptyFetchAt = -1;
     this.skipAfterDrain = undefined;
   }
 }
