@@ -51,6 +51,16 @@ export type {
 export { ContextualProcessor } from './processor/processor.ts';
 export { FixedKeyRecord, type Headers, Record } from './processor/record.ts';
 export type { TaskId } from './processor/task-id.ts';
+export {
+  type ConsumerRecord,
+  ExtractRecordMetadataTimestamp,
+  FailOnInvalidTimestamp,
+  LogAndSkipOnInvalidTimestamp,
+  type TimestampExtractor,
+  type TimestampExtractorLike,
+  UsePartitionTimeOnInvalidTimestamp,
+  WallclockTimestampExtractor,
+} from './processor/timestamp-extractor.ts';
 export type { RecordContext, TopicNameExtractor } from './processor/topic-name-extractor.ts';
 export { type SinkOptions, type SourceOptions, Topology } from './processor/topology.ts';
 export type {

@@ -7,6 +7,7 @@ import type { Serde } from '../serdes/index.ts';
 import { DEFAULT_CACHE_MAX_BYTES } from '../state/internals/thread-cache.ts';
 import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './exception-handler-config.ts';
 import { resolveSasl, resolveSsl } from './security-config.ts';
+import { type ResolvedSourceDefaults, resolveSourceDefaults, type SourceDefaults } from './source-config.ts';
 
 /**
  * The two exactly-once guarantees are Kafka Streams': `exactly_once_v2` (its default since 3.0)
@@ -40,7 +41,7 @@ export interface ConsumerConfig {
   maxWaitTimeMs?: number;
 }
 
-export interface StreamsConfig extends ExceptionHandlerSettings {
+export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults {
   applicationId: string;
   brokers: string[] | string;
   clientId?: string;
@@ -110,7 +111,7 @@ export interface StreamsConfig extends ExceptionHandlerSettings {
 
 export type MetricsRecordingLevel = 'info' | 'debug' | 'off';
 
-export interface ResolvedConfig {
+export interface ResolvedConfig extends ResolvedSourceDefaults {
   applicationId: string;
   brokers: string[];
   clientId: string;
@@ -163,6 +164,8 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string | undefined> = {
   processingExceptionHandler: undefined,
   productionExceptionHandler: undefined,
   errors: undefined,
+  // Checked by resolveSourceDefaults.
+  defaultTimestampExtractor: undefined,
   applicationServer: "'host:port'",
   numStandbyReplicas: 'number',
   replicationFactor: 'number',
@@ -280,6 +283,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
         typeof (raw.logger as Logger).child === 'function'),
   );
   const exceptionHandlers = resolveExceptionHandlers(raw as ExceptionHandlerSettings, problems);
+  const sourceDefaults = resolveSourceDefaults(raw as SourceDefaults, problems);
   // Checked on their own: their messages must never print a value (passwords, keys).
   const ssl = resolveSsl(raw.ssl, problems);
   const sasl = resolveSasl(raw.sasl, problems);
@@ -432,6 +436,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     defaultValueSerde: raw.defaultValueSerde as Serde<unknown> | undefined,
     logger,
     exceptionHandlers,
+    ...sourceDefaults,
     applicationServer: raw.applicationServer as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? -1,
     maxUncommittedBytes: (raw.maxUncommittedBytes as number | undefined) ?? 64 * 1024 * 1024,

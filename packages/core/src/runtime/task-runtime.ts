@@ -19,6 +19,7 @@ import { maxFetchWaitMs, PartitionGroup } from '../processor/internals/partition
 import { BufferingRecordCollector, type PartitionCountOf } from '../processor/internals/record-collector.ts';
 import type { RecordQueue } from '../processor/internals/record-queue.ts';
 import { type InputRecord, topicPartitionKey } from '../processor/internals/records.ts';
+import { stampingReader } from '../processor/internals/source-timestamps.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
 import { levelBytesStores } from '../state/bytes-stores.ts';
@@ -86,6 +87,7 @@ export class TaskRuntime {
       threadCache: deps.threadCache,
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
+      defaultTimestampExtractor: config.defaultTimestampExtractor,
       logger: this.log,
       ...(deps.globalStore === undefined ? {} : { globalStore: deps.globalStore }),
       newBuffer: (storeName, bytes, bufferOptions) => {
@@ -111,6 +113,10 @@ export class TaskRuntime {
       maxTaskIdleMs: config.maxTaskIdleMs,
       maxFetchWaitMs: maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
       reader: fetchedMessageReader,
+      readerFor: (topic, partition) => {
+        const timestamps = this.task.timestamps(topic);
+        return timestamps && stampingReader(fetchedMessageReader, topic, partition, timestamps);
+      },
     });
     if (deps.recorder.debug) {
       const nodes = sourceNodesByTopic(topology, config.applicationId, subtopology);

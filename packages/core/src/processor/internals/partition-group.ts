@@ -17,6 +17,8 @@ export interface PartitionGroupOptions {
   maxFetchWaitMs: number;
   /** How the queues read what they hold (default: InputRecords). */
   reader?: InputReader | undefined;
+  /** A partition's own reader (its source's timestamp extractor stamps the head); else `reader`. */
+  readerFor?: ((topic: string, partition: number) => InputReader | undefined) | undefined;
 }
 
 /**
@@ -49,7 +51,10 @@ export class PartitionGroup {
     partitions: ReadonlyArray<{ topic: string; partition: number }>,
     private readonly options: PartitionGroupOptions,
   ) {
-    this.list = partitions.map((p) => new RecordQueue(p.topic, p.partition, options.reader));
+    this.list = partitions.map(
+      (p) =>
+        new RecordQueue(p.topic, p.partition, options.readerFor?.(p.topic, p.partition) ?? options.reader),
+    );
     for (const q of this.list) this.queues.set(topicPartitionKey(q.topic, q.partition), q);
   }
 

@@ -14,6 +14,7 @@ import type {
 import { isPromise } from './pending-work.ts';
 import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
+import type { SourceTimestamps, TimestampedSource } from './source-timestamps.ts';
 
 export abstract class RuntimeNode implements RuntimeNodeRef {
   children: RuntimeNode[] = [];
@@ -22,7 +23,10 @@ export abstract class RuntimeNode implements RuntimeNodeRef {
   abstract process(record: Record<unknown, unknown>): void | Promise<void>;
 }
 
-export class SourceRuntimeNode extends RuntimeNode {
+export class SourceRuntimeNode extends RuntimeNode implements TimestampedSource {
+  /** By topic, when the source's extractor is not the default's fast path (source-timestamps.ts). */
+  timestamps: Map<string, SourceTimestamps> | undefined = undefined;
+
   constructor(
     name: string,
     readonly keySerde: AnySerde,

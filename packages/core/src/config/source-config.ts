@@ -1,0 +1,33 @@
+// The settings of where and how sources read (Kafka Streams' default.timestamp.extractor), shared
+// by StreamsConfig and the TopologyTestDriver; every mistake becomes a line saying what to change.
+import {
+  type TimestampExtractor,
+  type TimestampExtractorLike,
+  toTimestampExtractor,
+} from '../processor/timestamp-extractor.ts';
+
+export interface SourceDefaults {
+  /**
+   * Kafka Streams' `default.timestamp.extractor`: the timestamp of every source's records, unless
+   * its Consumed sets `timestampExtractor`. Default: FailOnInvalidTimestamp (the record's Kafka
+   * timestamp; a negative one fails the task).
+   */
+  defaultTimestampExtractor?: TimestampExtractorLike;
+}
+
+export interface ResolvedSourceDefaults {
+  /** Undefined: FailOnInvalidTimestamp, read without a call per record. */
+  defaultTimestampExtractor: TimestampExtractor | undefined;
+}
+
+/** Pushes a line per problem onto `problems`; the result is meaningful only when none was added. */
+export function resolveSourceDefaults(settings: SourceDefaults, problems: string[]): ResolvedSourceDefaults {
+  const raw = settings.defaultTimestampExtractor;
+  const defaultTimestampExtractor = raw === undefined ? undefined : toTimestampExtractor(raw);
+  if (raw !== undefined && defaultTimestampExtractor === undefined)
+    problems.push(
+      '"defaultTimestampExtractor" must be a TimestampExtractor (an object with extract(record, partitionTime), ' +
+        'e.g. new LogAndSkipOnInvalidTimestamp()) or a function (record, partitionTime) => number',
+    );
+  return { defaultTimestampExtractor };
+}

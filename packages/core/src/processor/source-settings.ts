@@ -1,0 +1,22 @@
+import { TopologyError } from '../errors.ts';
+import type { SourceSettings } from './internals/internal-topology-builder.ts';
+import { type TimestampExtractorLike, toTimestampExtractor } from './timestamp-extractor.ts';
+
+/** What a source's options (Consumed, addSource) set besides serdes, checked. */
+export interface SourceSettingsInput {
+  timestampExtractor?: TimestampExtractorLike | undefined;
+}
+
+export function sourceSettings(sourceName: string, input: SourceSettingsInput): SourceSettings {
+  const settings: SourceSettings = {};
+  if (input.timestampExtractor !== undefined) {
+    const extractor = toTimestampExtractor(input.timestampExtractor);
+    if (extractor === undefined)
+      throw new TopologyError(
+        `Source ${sourceName}: timestampExtractor must be an object with extract(record, partitionTime) ` +
+          '(e.g. new LogAndSkipOnInvalidTimestamp()) or a function (record, partitionTime) => number',
+      );
+    settings.timestampExtractor = extractor;
+  }
+  return settings;
+}
