@@ -230,6 +230,17 @@ public final class Differential {
             .selectKey(Differential::windowName)
             .to("out", Produced.with(S, L));
         break;
+      case "session-merge-same-bounds": {
+        // Issue 38: a record inside a session (the merged window keeps its bounds) still removes
+        // the old session, with a tombstone, before the merged result.
+        org.apache.kafka.streams.kstream.SessionWindowedKStream<String, String> sessions = builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(org.apache.kafka.streams.kstream.SessionWindows.ofInactivityGapAndGrace(
+                Duration.ofSeconds(15), Duration.ofSeconds(5)));
+        sessions.count().toStream().selectKey(Differential::windowName).to("out", Produced.with(S, L));
+        sessions.reduce((a, b) -> a + "+" + b).toStream().selectKey(Differential::windowName).to("reduced");
+        break;
+      }
       // End of sliding and session windows.
       default:
         if (suppression(builder, name)
