@@ -25,6 +25,7 @@ export {
 export { authorizationCode } from './kafka/authorization.ts';
 export { AuthorizationRefusals } from './kafka/refusals.ts';
 export * from './kstream/index.ts';
+export { AutoOffsetReset, type AutoOffsetResetLike } from './processor/auto-offset-reset.ts';
 export type {
   DeserializationExceptionHandler,
   DeserializationExceptionHandlerConfig,

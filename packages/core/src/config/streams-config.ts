@@ -166,6 +166,7 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string | undefined> = {
   errors: undefined,
   // Checked by resolveSourceDefaults.
   defaultTimestampExtractor: undefined,
+  autoOffsetReset: undefined,
   applicationServer: "'host:port'",
   numStandbyReplicas: 'number',
   replicationFactor: 'number',

@@ -1,3 +1,4 @@
+import type { AutoOffsetResetLike } from '../processor/auto-offset-reset.ts';
 import type { TimestampExtractorLike } from '../processor/timestamp-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 
@@ -15,6 +16,11 @@ export interface Consumed<K, V> extends Named {
    * (default: the config's `defaultTimestampExtractor`, FailOnInvalidTimestamp).
    */
   timestampExtractor?: TimestampExtractorLike;
+  /**
+   * Kafka Streams' Consumed.withOffsetResetPolicy: where this source starts a partition the
+   * application has no committed offset for (default: the config's `autoOffsetReset`, earliest).
+   */
+  offsetResetPolicy?: AutoOffsetResetLike;
 }
 
 /** Serdes a sink writes with (Kafka's Produced). Missing: the stream's known serdes, then the defaults. */

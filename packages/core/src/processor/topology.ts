@@ -1,5 +1,6 @@
 import type { Serde } from '../serdes/serde.ts';
 import type { StoreBuilder } from '../state/store-builder.ts';
+import type { AutoOffsetResetLike } from './auto-offset-reset.ts';
 import {
   type AnySerde,
   InternalTopologyBuilder,
@@ -16,6 +17,8 @@ export interface SourceOptions<K, V> {
   valueSerde?: Serde<V>;
   /** Kafka Streams' addSource(..., TimestampExtractor, ...); default: the config's. */
   timestampExtractor?: TimestampExtractorLike;
+  /** Kafka Streams' addSource(AutoOffsetReset, ...); default: the config's autoOffsetReset. */
+  offsetResetPolicy?: AutoOffsetResetLike;
 }
 
 export interface SinkOptions<K, V> {

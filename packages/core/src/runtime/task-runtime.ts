@@ -14,6 +14,7 @@ import { fetchedMessageReader } from '../kafka/consumer.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import { maxFetchWaitMs, PartitionGroup } from '../processor/internals/partition-group.ts';
 import { BufferingRecordCollector, type PartitionCountOf } from '../processor/internals/record-collector.ts';
@@ -26,6 +27,7 @@ import { levelBytesStores } from '../state/bytes-stores.ts';
 import type { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
+import { resetOffsets } from './offset-reset.ts';
 import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
 
 export interface TaskRuntimeDeps {
@@ -41,6 +43,8 @@ export interface TaskRuntimeDeps {
   threadCache: ThreadCache;
   globalStore?: ((storeName: string) => StateStore | undefined) | undefined;
   producerFor(taskId: string): TaskProducer;
+  /** Where an input topic starts without a committed offset (offset-reset.ts). */
+  offsetResetPolicy: (topic: string) => AutoOffsetReset;
   /** Topics whose partition count is known get their records partitioned and encoded at the sink. */
   partitionCountOf?: PartitionCountOf | undefined;
 }
@@ -162,10 +166,13 @@ export class TaskRuntime {
       }),
     );
     if (this.committed.size < this.inputPartitions.length) {
-      // Never committed: start from the earliest offset (Kafka Streams' auto.offset.reset). The
-      // position must be explicit: the consumer's own position may be where an earlier owner of
-      // this task stopped without committing.
-      this.setCommitted(await admin.startOffsets(topics));
+      // Never committed: start where the topic's offset reset policy says. The position must be
+      // explicit: the consumer's own position may be where an earlier owner of this task stopped
+      // without committing.
+      const missing = this.inputPartitions.filter(
+        (p) => !this.committed.has(topicPartitionKey(p.topic, p.partition)),
+      );
+      this.setCommitted(await resetOffsets(missing, this.deps.offsetResetPolicy, admin, Date.now()));
     }
     // Where each partition's log ends: the partition group waits for input known to exist.
     for (const o of await admin.endOffsets(topics))

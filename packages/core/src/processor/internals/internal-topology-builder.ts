@@ -1,6 +1,7 @@
 import { TopologyError } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
+import type { AutoOffsetReset } from '../auto-offset-reset.ts';
 import type { Processor } from '../processor.ts';
 import type { TimestampExtractor } from '../timestamp-extractor.ts';
 import type { TopicNameExtractor } from '../topic-name-extractor.ts';
@@ -31,11 +32,14 @@ export interface SourceNodeDef extends NodeBase {
   readonly valueSerdeWrapper: SerdeWrapper | undefined;
   /** Consumed's withTimestampExtractor; undefined: the config's defaultTimestampExtractor. */
   readonly timestampExtractor?: TimestampExtractor | undefined;
+  /** Consumed's withOffsetResetPolicy; undefined: the config's autoOffsetReset. */
+  readonly offsetResetPolicy?: AutoOffsetReset | undefined;
 }
 
 /** What a source sets besides its serdes (Kafka Streams' Consumed). */
 export interface SourceSettings {
   timestampExtractor?: TimestampExtractor | undefined;
+  offsetResetPolicy?: AutoOffsetReset | undefined;
 }
 
 export interface ProcessorNodeDef extends NodeBase {
@@ -148,6 +152,7 @@ export class InternalTopologyBuilder {
       valueSerde: serdes.valueSerde,
       valueSerdeWrapper: serdes.valueSerdeWrapper,
       timestampExtractor: settings.timestampExtractor,
+      offsetResetPolicy: settings.offsetResetPolicy,
     });
     for (const topic of topics) this.topicToSource.set(topic, name);
   }
