@@ -13,6 +13,7 @@ import type {
 } from './internal-topology-builder.ts';
 import { isPromise } from './pending-work.ts';
 import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
+import type { InputRecord } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
 import type { SourceTimestamps, TimestampedSource } from './source-timestamps.ts';
 
@@ -52,6 +53,15 @@ export class ProcessorRuntimeNode extends RuntimeNode {
   ) {
     super(name);
     this.context = new ProcessorContextImpl(services, this);
+  }
+
+  /** Throws unless the processor was connected to the store. */
+  checkStoreAccess(storeName: string): void {
+    if (this.storeNames.has(storeName)) return;
+    throw new StreamsError(
+      `Processor ${this.name} has no access to state store '${storeName}': connect them ` +
+        `(addStateStore(builder, '${this.name}'), connectProcessorAndStateStores, or process(supplier, '${storeName}'))`,
+    );
   }
 
   /** The asynchronous process() still running, if any. */
@@ -102,6 +112,18 @@ export class SinkRuntimeNode extends RuntimeNode {
 
   process(record: Record<unknown, unknown>): void {
     this.task.sendFromSink(this, record);
+  }
+
+  /** The sink's topic, or its extractor's choice given the record and the input record's context. */
+  topicOf(record: Record<unknown, unknown>, input: InputRecord | undefined): string {
+    if (typeof this.topic === 'string') return this.topic;
+    return this.topic(record.key, record.value, {
+      topic: input?.topic,
+      partition: input?.partition,
+      offset: input?.offset,
+      timestamp: record.timestamp,
+      headers: record.headers,
+    });
   }
 }
 

@@ -300,17 +300,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   sendFromSink(sink: SinkRuntimeNode, record: Record<unknown, unknown>): void {
     const current = this.currentRecord;
-    const topic =
-      typeof sink.topic === 'string'
-        ? sink.topic
-        : sink.topic(record.key, record.value, {
-            topic: current?.topic,
-            partition: current?.partition,
-            offset: current?.offset,
-            timestamp: record.timestamp,
-            headers: record.headers,
-          });
-    this.errors.send(sink, topic, record, current);
+    this.errors.send(sink, sink.topicOf(record, current), record, current);
   }
 
   stateStore(node: RuntimeNodeRef, name: string): StateStore {
@@ -318,13 +308,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     const global =
       this.options.topology.internalBuilder.isGlobalStore(name) && this.options.globalStore?.(name);
     if (global) return global;
-    const processorNode = node as ProcessorRuntimeNode;
-    if (!processorNode.storeNames.has(name)) {
-      throw new StreamsError(
-        `Processor ${node.name} has no access to state store '${name}': connect them ` +
-          `(addStateStore(builder, '${node.name}'), connectProcessorAndStateStores, or process(supplier, '${name}'))`,
-      );
-    }
+    (node as ProcessorRuntimeNode).checkStoreAccess(name);
     return this.stateManager.store(name);
   }
 
