@@ -20,6 +20,7 @@ export {
   SerdeError,
   SerializationError,
   StreamsError,
+  TimestampExtractorError,
   TopologyError,
 } from './errors.ts';
 export { authorizationCode } from './kafka/authorization.ts';

@@ -2,7 +2,7 @@
 // everything downstream (stream time, windows, joins, suppression, punctuation by stream time, the
 // order in which a task takes its partitions' records).
 import { type Logger, pino } from 'pino';
-import { StreamsError } from '../errors.ts';
+import { TimestampExtractorError } from '../errors.ts';
 import type { Headers } from './record.ts';
 
 /** A record as its source read it, key and value deserialized (Kafka's ConsumerRecord). */
@@ -49,7 +49,7 @@ export abstract class ExtractRecordMetadataTimestamp implements TimestampExtract
 /** The default (`defaultTimestampExtractor`): a negative timestamp fails the task. */
 export class FailOnInvalidTimestamp extends ExtractRecordMetadataTimestamp {
   onInvalidTimestamp(record: ConsumerRecord<unknown, unknown>): number {
-    throw new StreamsError(
+    throw new TimestampExtractorError(
       `Input record ${describe(record)} has invalid (negative) timestamp. Possibly because a ` +
         'pre-0.10 producer client was used to write this record to Kafka without embedding a ' +
         'timestamp, or because the input topic was created before upgrading the Kafka cluster to ' +
@@ -79,7 +79,7 @@ export class LogAndSkipOnInvalidTimestamp extends ExtractRecordMetadataTimestamp
 export class UsePartitionTimeOnInvalidTimestamp extends ExtractRecordMetadataTimestamp {
   onInvalidTimestamp(record: ConsumerRecord<unknown, unknown>, _ts: number, partitionTime: number): number {
     if (partitionTime < 0) {
-      throw new StreamsError(
+      throw new TimestampExtractorError(
         `Could not infer new timestamp for input record ${describe(record)} because partition time is unknown.`,
       );
     }
@@ -101,6 +101,9 @@ export type TimestampExtractorLike =
 
 /** A function or an object with extract(); undefined for anything else. */
 export function toTimestampExtractor(value: unknown): TimestampExtractor | undefined {
+  // A class, as Java's default.timestamp.extractor names one: an instance of it.
+  if (typeof value === 'function' && typeof value.prototype?.extract === 'function')
+    return new (value as new () => TimestampExtractor)();
   if (typeof value === 'function') {
     const fn = value as (record: ConsumerRecord<unknown, unknown>, partitionTime: number) => number;
     return { extract: (record, partitionTime) => fn(record, partitionTime) };

@@ -4,7 +4,7 @@
 import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
-import { DeserializationError } from '../errors.ts';
+import { DeserializationError, TimestampExtractorError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
@@ -201,7 +201,8 @@ export class TaskManager {
       }
       await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
     }
-    if (error instanceof DeserializationError) {
+    // The same record would fail again: as in Kafka Streams, no retry.
+    if (error instanceof DeserializationError || error instanceof TimestampExtractorError) {
       this.deps.fatal(error);
       return;
     }

@@ -4,7 +4,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveStreamsConfig } from '../../src/config/streams-config.ts';
-import { ConfigError, StreamsError, TopologyError } from '../../src/errors.ts';
+import { ConfigError, TimestampExtractorError, TopologyError } from '../../src/errors.ts';
 import { StreamsBuilder, TimeWindows } from '../../src/kstream/index.ts';
 import { PartitionGroup } from '../../src/processor/internals/partition-group.ts';
 import { INPUT_RECORDS } from '../../src/processor/internals/record-queue.ts';
@@ -109,7 +109,9 @@ describe('an extractor reading the event time from the value', () => {
         },
       }),
     );
-    await expect(input.pipeInput('k', 'v', 1)).rejects.toThrow(
+    const failing = input.pipeInput('k', 'v', 1);
+    await expect(failing).rejects.toThrow(TimestampExtractorError);
+    await expect(failing).rejects.toThrow(
       /Fatal user code error in TimestampExtractor callback for record in-0@0/,
     );
   });
@@ -129,14 +131,24 @@ const name = (w: Windowed<string> | null) => (w === null ? null : `${w.key}@${w.
 describe('the built-ins on a negative record timestamp', () => {
   it('FailOnInvalidTimestamp (the default) fails the task with the Java message', async () => {
     const { input } = open(passThrough());
+    await expect(input.pipeInput('k', 'v', -1)).rejects.toThrow(TimestampExtractorError);
     await expect(input.pipeInput('k', 'v', -1)).rejects.toThrow(
-      /Input record in-0@0 \(timestamp -1\) has invalid \(negative\) timestamp.*Use a different TimestampExtractor/,
+      /Input record in-0@1 \(timestamp -1\) has invalid \(negative\) timestamp.*Use a different TimestampExtractor/,
     );
   });
 
   it('FailOnInvalidTimestamp given explicitly fails the same way (through the extractor)', async () => {
     const { input } = open(passThrough(), { defaultTimestampExtractor: new FailOnInvalidTimestamp() });
-    await expect(input.pipeInput('k', 'v', -1)).rejects.toThrow(StreamsError);
+    await expect(input.pipeInput('k', 'v', -1)).rejects.toThrow(TimestampExtractorError);
+  });
+
+  it('a class is an extractor too (as Java names one in default.timestamp.extractor)', async () => {
+    const { input, output } = open(passThrough(), {
+      defaultTimestampExtractor: UsePartitionTimeOnInvalidTimestamp as unknown as TimestampExtractor,
+    });
+    await input.pipeInput('a', 'v', 40);
+    await input.pipeInput('b', 'v', -1);
+    expect(output.readRecordsToList().map((r) => r.timestamp)).toEqual([40, 40]);
   });
 
   it('LogAndSkipOnInvalidTimestamp drops the record, logs and counts it', async () => {

@@ -2,7 +2,7 @@
 // Streams' RecordQueue deserializes each record when it becomes its queue's head and asks the
 // extractor, so that the task's partitions are ordered by the extracted time.
 import type { Logger } from 'pino';
-import { StreamsError } from '../../errors.ts';
+import { TimestampExtractorError } from '../../errors.ts';
 import type { Headers, Record } from '../record.ts';
 import {
   type ConsumerRecord,
@@ -103,7 +103,7 @@ export class SourceTimestamps implements CommitListener {
     if (typeof timestamp !== 'number' || Number.isNaN(timestamp)) {
       return skipped(
         record,
-        new StreamsError(
+        new TimestampExtractorError(
           `The TimestampExtractor of ${record.topic} returned ${String(timestamp)} for offset ` +
             `${record.offset} of partition ${record.partition}: it must return a number of ms (negative drops the record)`,
         ),
@@ -183,9 +183,9 @@ export function takeStamped(timestamps: SourceTimestamps, record: InputRecord): 
   return stamped;
 }
 
-function extractorFailure(record: InputRecord, error: unknown): StreamsError {
-  if (error instanceof StreamsError) return error;
-  return new StreamsError(
+function extractorFailure(record: InputRecord, error: unknown): TimestampExtractorError {
+  if (error instanceof TimestampExtractorError) return error;
+  return new TimestampExtractorError(
     `Fatal user code error in TimestampExtractor callback for record ${record.topic}-${record.partition}@${record.offset}.`,
     { cause: error },
   );
@@ -204,7 +204,9 @@ export function invalidTimestampError(record: InputRecord, deserialized: Record<
   } catch (error) {
     return error;
   }
-  return new StreamsError(`Input record ${record.topic}@${record.offset} has invalid (negative) timestamp.`);
+  return new TimestampExtractorError(
+    `Input record ${record.topic}@${record.offset} has invalid (negative) timestamp.`,
+  );
 }
 
 /**
