@@ -83,6 +83,25 @@ describe('an extractor reading the event time from the value', () => {
     expect(driver.droppedRecordsTotal).toBe(1);
   });
 
+  it('stream-time punctuation fires on the extracted time', async () => {
+    const fired: number[] = [];
+    const topology = new Topology()
+      .addSource('src', 'in', { keySerde: S, valueSerde: S, timestampExtractor: eventTimeOfString })
+      .addProcessor(
+        'p',
+        () => ({
+          init: (ctx: { schedule: (ms: number, type: 'stream-time', p: (t: number) => void) => void }) =>
+            ctx.schedule(100, 'stream-time', (t) => fired.push(t)),
+          process: () => {},
+        }),
+        'src',
+      );
+    const { input } = open(topology);
+    // Kafka timestamps 0, 0, 0: only the values' times move stream time (0, 150, 420).
+    for (const at of ['0', '150', '420']) await input.pipeInput('k', at, 0);
+    expect(fired).toEqual([0, 150, 420]);
+  });
+
   it('a bare function is an extractor, and the config default applies where Consumed sets none', async () => {
     const { input, output } = open(passThrough(), {
       defaultTimestampExtractor: (record: ConsumerRecord<unknown, unknown>) => Number(record.value),
