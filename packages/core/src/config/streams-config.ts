@@ -159,12 +159,11 @@ const KNOWN_KEYS: Record<keyof StreamsConfig, string | undefined> = {
   defaultKeySerde: 'Serde',
   defaultValueSerde: 'Serde',
   logger: 'pino logger | level',
-  // Checked by resolveExceptionHandlers.
+  // Checked by resolveExceptionHandlers and (the last two) resolveSourceDefaults.
   deserializationExceptionHandler: undefined,
   processingExceptionHandler: undefined,
   productionExceptionHandler: undefined,
   errors: undefined,
-  // Checked by resolveSourceDefaults.
   defaultTimestampExtractor: undefined,
   autoOffsetReset: undefined,
   applicationServer: "'host:port'",
