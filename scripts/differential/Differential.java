@@ -230,13 +230,25 @@ public final class Differential {
             .selectKey(Differential::windowName)
             .to("out", Produced.with(S, L));
         break;
+      case "session-merge-same-bounds": {
+        // Issue 38: a record inside a session (the merged window keeps its bounds) still removes
+        // the old session, with a tombstone, before the merged result.
+        org.apache.kafka.streams.kstream.SessionWindowedKStream<String, String> sessions = builder.<String, String>stream("in")
+            .groupByKey()
+            .windowedBy(org.apache.kafka.streams.kstream.SessionWindows.ofInactivityGapAndGrace(
+                Duration.ofSeconds(15), Duration.ofSeconds(5)));
+        sessions.count().toStream().selectKey(Differential::windowName).to("out", Produced.with(S, L));
+        sessions.reduce((a, b) -> a + "+" + b).toStream().selectKey(Differential::windowName).to("reduced");
+        break;
+      }
       // End of sliding and session windows.
       default:
         if (suppression(builder, name)
             || tableJoins(builder, name)
             || foreignKeyJoins(builder, name)
             || StreamJoins.build(builder, name)
-            || CachedTopologies.build(builder, name)) break;
+            || CachedTopologies.build(builder, name)
+            || EventTimeTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -520,13 +532,23 @@ public final class Differential {
       // window has closed (no throttle), so a second passes per record.
       String topologyName = scenario.get("topology").asText();
       boolean emitOnClose = topologyName.startsWith("emit-") || topologyName.startsWith("ss-");
+      // An input that fails the task (an invalid timestamp) ends the scenario: the records before
+      // it are read, then one "error()" record names the input.
+      int index = 0;
+      Integer failedAt = null;
       for (JsonNode record : scenario.get("inputs")) {
         String topic = record.get("topic").asText();
         TestInputTopic<String, String> input = inputs.computeIfAbsent(
             topic, t -> driver.createInputTopic(t, S.serializer(), S.serializer()));
         if (emitOnClose) driver.advanceWallClockTime(Duration.ofSeconds(1));
-        input.pipeInput(
-            text(record.get("key")), text(record.get("value")), record.get("timestamp").asLong());
+        try {
+          input.pipeInput(
+              text(record.get("key")), text(record.get("value")), record.get("timestamp").asLong());
+        } catch (RuntimeException e) {
+          failedAt = index;
+          break;
+        }
+        index++;
       }
       for (JsonNode output : scenario.get("outputs")) {
         String topic = output.get("topic").asText();
@@ -548,6 +570,13 @@ public final class Differential {
           else node.put("value", (String) value);
           node.put("timestamp", record.timestamp());
         }
+      }
+      if (failedAt != null) {
+        ObjectNode node = out.addObject();
+        node.put("topic", "error()");
+        node.putNull("key");
+        node.put("value", "input " + failedAt + " failed");
+        node.put("timestamp", 0);
       }
     }
     return out;

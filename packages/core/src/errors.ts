@@ -41,6 +41,14 @@ export class DeserializationError extends StreamsError {
   }
 }
 
+/**
+ * A source's TimestampExtractor failed for a record (Kafka Streams' StreamsException from the
+ * extractor): a negative timestamp under FailOnInvalidTimestamp, an unknown partition time under
+ * UsePartitionTimeOnInvalidTimestamp, or the extractor threw. Fatal, as in Kafka Streams: the same
+ * record would fail again.
+ */
+export class TimestampExtractorError extends StreamsError {}
+
 /** A sink node could not serialize an outgoing record. */
 export class SerializationError extends StreamsError {
   readonly topic: string;

@@ -26,11 +26,13 @@ export {
   SerdeError,
   SerializationError,
   StreamsError,
+  TimestampExtractorError,
   TopologyError,
 } from './errors.ts';
 export { authorizationCode } from './kafka/authorization.ts';
 export { AuthorizationRefusals } from './kafka/refusals.ts';
 export * from './kstream/index.ts';
+export { AutoOffsetReset, type AutoOffsetResetLike } from './processor/auto-offset-reset.ts';
 export type {
   DeserializationExceptionHandler,
   DeserializationExceptionHandlerConfig,
@@ -57,6 +59,16 @@ export type {
 export { ContextualProcessor } from './processor/processor.ts';
 export { FixedKeyRecord, type Headers, Record } from './processor/record.ts';
 export type { TaskId } from './processor/task-id.ts';
+export {
+  type ConsumerRecord,
+  ExtractRecordMetadataTimestamp,
+  FailOnInvalidTimestamp,
+  LogAndSkipOnInvalidTimestamp,
+  type TimestampExtractor,
+  type TimestampExtractorLike,
+  UsePartitionTimeOnInvalidTimestamp,
+  WallclockTimestampExtractor,
+} from './processor/timestamp-extractor.ts';
 export type { RecordContext, TopicNameExtractor } from './processor/topic-name-extractor.ts';
 export { type SinkOptions, type SourceOptions, Topology } from './processor/topology.ts';
 export type {

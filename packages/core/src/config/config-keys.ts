@@ -281,6 +281,26 @@ export const CONFIG_KEYS = {
       },
     },
   },
+  defaultTimestampExtractor: {
+    type: 'TimestampExtractor | function',
+    defaultText: "FailOnInvalidTimestamp (the record's Kafka timestamp; a negative one fails the task)",
+    checkedBy: {
+      where: 'resolveSourceDefaults (config/source-config.ts)',
+      rule: 'an object with extract(record, partitionTime), a class of one, or a function (record, partitionTime) => number',
+    },
+    meaning:
+      "Kafka Streams' `default.timestamp.extractor`: the timestamp of every source's records, unless its `Consumed` sets `timestampExtractor`. Built-ins: `FailOnInvalidTimestamp`, `LogAndSkipOnInvalidTimestamp`, `UsePartitionTimeOnInvalidTimestamp`, `WallclockTimestampExtractor`.",
+  },
+  autoOffsetReset: {
+    type: "'earliest' | 'latest' | 'none' | AutoOffsetReset",
+    defaultText: "'earliest'",
+    checkedBy: {
+      where: 'resolveSourceDefaults (config/source-config.ts)',
+      rule: "'earliest', 'latest', 'none' or AutoOffsetReset.byDuration(ms) (an integer >= 0)",
+    },
+    meaning:
+      "Kafka Streams' `auto.offset.reset` (KIP-1106): where a source starts a partition the application's group has no committed offset for. 'none' fails the task. A source's `Consumed` `offsetResetPolicy` wins; repartition topics always start at the earliest offset.",
+  },
   applicationServer: {
     type: "'host:port'",
     defaultText: 'unset: no interactive queries across instances',

@@ -4,6 +4,7 @@
 import type { Logger, pino } from 'pino';
 import type { Serde } from '../serdes/index.ts';
 import type { ExceptionHandlerSettings } from './exception-handler-config.ts';
+import type { SourceDefaults } from './source-config.ts';
 
 /**
  * The two exactly-once guarantees are Kafka Streams': `exactly_once_v2` (its default since 3.0)
@@ -41,7 +42,7 @@ export interface ConsumerConfig {
  * the configuration reference (docs/configuration.md); a wrong key or value is a ConfigError that
  * lists every problem at once.
  */
-export interface StreamsConfig extends ExceptionHandlerSettings {
+export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults {
   /** Names the consumer group, the internal topics and the state directory. */
   applicationId: string;
   /** `host:port` list, or one comma-separated string. */

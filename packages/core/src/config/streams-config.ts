@@ -14,6 +14,7 @@ import type {
 } from './config-types.ts';
 import { type ExceptionHandlerSettings, resolveExceptionHandlers } from './exception-handler-config.ts';
 import { resolveSasl, resolveSsl } from './security-config.ts';
+import { type ResolvedSourceDefaults, resolveSourceDefaults, type SourceDefaults } from './source-config.ts';
 
 export type {
   ConsumerConfig,
@@ -23,7 +24,7 @@ export type {
   StreamsConfig,
 } from './config-types.ts';
 
-export interface ResolvedConfig {
+export interface ResolvedConfig extends ResolvedSourceDefaults {
   applicationId: string;
   brokers: string[];
   clientId: string;
@@ -93,6 +94,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
       problems.push(`"${key}" must be ${definition.type}, got ${JSON.stringify(value) ?? typeof value}`);
   }
   const exceptionHandlers = resolveExceptionHandlers(raw as ExceptionHandlerSettings, problems);
+  const sourceDefaults = resolveSourceDefaults(raw as SourceDefaults, problems);
   // Checked on their own: their messages must never print a value (passwords, keys).
   const ssl = resolveSsl(raw.ssl, problems);
   const sasl = resolveSasl(raw.sasl, problems);
@@ -220,6 +222,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     defaultValueSerde: raw.defaultValueSerde as Serde<unknown> | undefined,
     logger,
     exceptionHandlers,
+    ...sourceDefaults,
     applicationServer: raw.applicationServer as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? CONFIG_KEYS.replicationFactor.default,
     maxUncommittedBytes:

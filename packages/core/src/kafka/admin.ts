@@ -157,6 +157,20 @@ export class StreamsAdmin {
     return this.topicOffsets(topics, 'low');
   }
 
+  /**
+   * Kafka's offsetsForTimes: the first offset of each partition whose timestamp is at or after
+   * `timestamp`; the end offset where no record is that recent.
+   */
+  async offsetsForTimes(topics: string[], timestamp: number): Promise<TopicPartitionOffset[]> {
+    const out: TopicPartitionOffset[] = [];
+    for (const topic of topics) {
+      for (const p of await this.admin.fetchTopicOffsetsByTimestamp(topic, timestamp)) {
+        out.push({ topic, partition: p.partition, offset: Number(p.offset) });
+      }
+    }
+    return out;
+  }
+
   private async topicOffsets(topics: string[], which: 'low' | 'high'): Promise<TopicPartitionOffset[]> {
     const out: TopicPartitionOffset[] = [];
     for (const topic of topics) {

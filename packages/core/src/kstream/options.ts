@@ -1,3 +1,5 @@
+import type { AutoOffsetResetLike } from '../processor/auto-offset-reset.ts';
+import type { TimestampExtractorLike } from '../processor/timestamp-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 
 /** A user-given name for the processor an operation adds (else KSTREAM-FILTER-0000000003 style). */
@@ -9,6 +11,16 @@ export interface Named {
 export interface Consumed<K, V> extends Named {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
+  /**
+   * Kafka Streams' Consumed.withTimestampExtractor: the records' timestamps for this source
+   * (default: the config's `defaultTimestampExtractor`, FailOnInvalidTimestamp).
+   */
+  timestampExtractor?: TimestampExtractorLike;
+  /**
+   * Kafka Streams' Consumed.withOffsetResetPolicy: where this source starts a partition the
+   * application has no committed offset for (default: the config's `autoOffsetReset`, earliest).
+   */
+  offsetResetPolicy?: AutoOffsetResetLike;
 }
 
 /** Serdes a sink writes with (Kafka's Produced). Missing: the stream's known serdes, then the defaults. */

@@ -1,4 +1,5 @@
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
+import { sourceSettings } from '../processor/source-settings.ts';
 import { Topology } from '../processor/topology.ts';
 import { type StoreBuilder, timestampedKeyValueStoreBuilder } from '../state/store-builder.ts';
 import { GlobalKTable } from './global-ktable.ts';
@@ -15,10 +16,15 @@ export class StreamsBuilder {
   /** A record stream from one or more topics. */
   stream<K, V>(topics: string | readonly string[], consumed: Consumed<K, V> = {}): KStream<K, V> {
     const name = this.internal.nameOr(consumed.name, 'KSTREAM-SOURCE-');
-    this.internal.topology.addSource(name, typeof topics === 'string' ? [topics] : topics, {
-      keySerde: consumed.keySerde as AnySerde | undefined,
-      valueSerde: consumed.valueSerde as AnySerde | undefined,
-    });
+    this.internal.topology.addSource(
+      name,
+      typeof topics === 'string' ? [topics] : topics,
+      {
+        keySerde: consumed.keySerde as AnySerde | undefined,
+        valueSerde: consumed.valueSerde as AnySerde | undefined,
+      },
+      sourceSettings(name, consumed),
+    );
     return new KStream<K, V>(this.internal, name, consumed.keySerde, consumed.valueSerde, false);
   }
 
@@ -31,10 +37,15 @@ export class StreamsBuilder {
     const sourceName = this.internal.nameOr(consumed.name, 'KSTREAM-SOURCE-');
     const keySerde = materialized.keySerde ?? consumed.keySerde;
     const valueSerde = materialized.valueSerde ?? consumed.valueSerde;
-    this.internal.topology.addSource(sourceName, [topic], {
-      keySerde: consumed.keySerde as AnySerde | undefined,
-      valueSerde: consumed.valueSerde as AnySerde | undefined,
-    });
+    this.internal.topology.addSource(
+      sourceName,
+      [topic],
+      {
+        keySerde: consumed.keySerde as AnySerde | undefined,
+        valueSerde: consumed.valueSerde as AnySerde | undefined,
+      },
+      sourceSettings(sourceName, consumed),
+    );
     const storeName = materialized.storeName ?? this.internal.newStoreName(`${topic}-`);
     const name = this.internal.nameOr(materialized.name, 'KTABLE-SOURCE-');
     this.internal.addProcessor(name, () => new TableSourceProcessor(storeName), [sourceName]);

@@ -1,17 +1,24 @@
 import type { Serde } from '../serdes/serde.ts';
 import type { StoreBuilder } from '../state/store-builder.ts';
+import type { AutoOffsetResetLike } from './auto-offset-reset.ts';
 import {
   type AnySerde,
   InternalTopologyBuilder,
   type SubtopologyInfo,
 } from './internals/internal-topology-builder.ts';
 import type { ProcessorSupplier } from './processor.ts';
+import { sourceSettings } from './source-settings.ts';
+import type { TimestampExtractorLike } from './timestamp-extractor.ts';
 import type { TopicNameExtractor } from './topic-name-extractor.ts';
 import { describeTopology, type TopologyDescription } from './topology-description.ts';
 
 export interface SourceOptions<K, V> {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
+  /** Kafka Streams' addSource(..., TimestampExtractor, ...); default: the config's. */
+  timestampExtractor?: TimestampExtractorLike;
+  /** Kafka Streams' addSource(AutoOffsetReset, ...); default: the config's autoOffsetReset. */
+  offsetResetPolicy?: AutoOffsetResetLike;
 }
 
 export interface SinkOptions<K, V> {
@@ -32,10 +39,15 @@ export class Topology {
   }
 
   addSource<K, V>(name: string, topics: string | readonly string[], options: SourceOptions<K, V> = {}): this {
-    this.internalBuilder.addSource(name, typeof topics === 'string' ? [topics] : topics, {
-      keySerde: options.keySerde as AnySerde | undefined,
-      valueSerde: options.valueSerde as AnySerde | undefined,
-    });
+    this.internalBuilder.addSource(
+      name,
+      typeof topics === 'string' ? [topics] : topics,
+      {
+        keySerde: options.keySerde as AnySerde | undefined,
+        valueSerde: options.valueSerde as AnySerde | undefined,
+      },
+      sourceSettings(name, options),
+    );
     return this;
   }
 

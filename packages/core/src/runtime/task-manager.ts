@@ -4,7 +4,7 @@
 import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
-import { DeserializationError } from '../errors.ts';
+import { DeserializationError, TimestampExtractorError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
@@ -18,11 +18,13 @@ import {
 import { produceEncodingInstalled } from '../kafka/produce-encoding.ts';
 import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
 import type { Topology } from '../processor/topology.ts';
 import { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
+import { offsetResetPolicies } from './offset-reset.ts';
 import { restoreTasks } from './restore.ts';
 import { TaskCommits } from './task-commits.ts';
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
@@ -88,11 +90,14 @@ export class TaskManager {
   private readonly uncommittedBytes: UncommittedBytesBudget;
   private readonly threadCache: ThreadCache;
 
+  private readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
+
   constructor(private readonly deps: TaskManagerDeps) {
     const { config, topology } = deps;
     this.log = deps.logger;
     this.uncommittedBytes = new UncommittedBytesBudget(config.maxUncommittedBytes);
     this.threadCache = new ThreadCache(config.statestoreCacheMaxBytes);
+    this.offsetResetPolicy = offsetResetPolicies(topology, config.applicationId, config.autoOffsetReset);
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
     }
@@ -196,7 +201,8 @@ export class TaskManager {
       }
       await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
     }
-    if (error instanceof DeserializationError) {
+    // The same record would fail again: as in Kafka Streams, no retry.
+    if (error instanceof DeserializationError || error instanceof TimestampExtractorError) {
       this.deps.fatal(error);
       return;
     }
@@ -406,6 +412,7 @@ export class TaskManager {
       uncommittedBytes: this.uncommittedBytes,
       threadCache: this.threadCache,
       globalStore: this.deps.globalStore,
+      offsetResetPolicy: this.offsetResetPolicy,
       // Encoded at the sink only where core's produce request will write the batches.
       partitionCountOf: produceEncodingInstalled() ? (topic) => admin.partitionCountOf(topic) : undefined,
       producerFor: (taskId: string): TaskProducer =>

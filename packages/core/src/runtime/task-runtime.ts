@@ -15,17 +15,20 @@ import { fetchLagInstalled } from '../kafka/fetch-lag.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import { maxFetchWaitMs, PartitionGroup } from '../processor/internals/partition-group.ts';
 import { BufferingRecordCollector, type PartitionCountOf } from '../processor/internals/record-collector.ts';
 import type { RecordQueue } from '../processor/internals/record-queue.ts';
 import { type InputRecord, topicPartitionKey } from '../processor/internals/records.ts';
+import { stampingReader } from '../processor/internals/source-timestamps.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
 import { levelBytesStores } from '../state/bytes-stores.ts';
 import type { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
+import { resetOffsets } from './offset-reset.ts';
 import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
 
 export interface TaskRuntimeDeps {
@@ -41,6 +44,8 @@ export interface TaskRuntimeDeps {
   threadCache: ThreadCache;
   globalStore?: ((storeName: string) => StateStore | undefined) | undefined;
   producerFor(taskId: string): TaskProducer;
+  /** Where an input topic starts without a committed offset (offset-reset.ts). */
+  offsetResetPolicy: (topic: string) => AutoOffsetReset;
   /** Topics whose partition count is known get their records partitioned and encoded at the sink. */
   partitionCountOf?: PartitionCountOf | undefined;
 }
@@ -87,6 +92,7 @@ export class TaskRuntime {
       threadCache: deps.threadCache,
       defaultKeySerde: config.defaultKeySerde,
       defaultValueSerde: config.defaultValueSerde,
+      defaultTimestampExtractor: config.defaultTimestampExtractor,
       logger: this.log,
       ...(deps.globalStore === undefined ? {} : { globalStore: deps.globalStore }),
       newBuffer: (storeName, bytes, bufferOptions) => {
@@ -132,6 +138,10 @@ export class TaskRuntime {
           },
           'continuing to process although some partitions have no data buffered: there may be out-of-order processing for this task',
         ),
+      readerFor: (topic, partition) => {
+        const timestamps = this.task.timestamps(topic);
+        return timestamps && stampingReader(fetchedMessageReader, topic, partition, timestamps);
+      },
     });
     if (deps.recorder.debug) {
       const nodes = sourceNodesByTopic(topology, config.applicationId, subtopology);
@@ -177,10 +187,13 @@ export class TaskRuntime {
       }),
     );
     if (this.committed.size < this.inputPartitions.length) {
-      // Never committed: start from the earliest offset (Kafka Streams' auto.offset.reset). The
-      // position must be explicit: the consumer's own position may be where an earlier owner of
-      // this task stopped without committing.
-      this.setCommitted(await admin.startOffsets(topics));
+      // Never committed: start where the topic's offset reset policy says. The position must be
+      // explicit: the consumer's own position may be where an earlier owner of this task stopped
+      // without committing.
+      const missing = this.inputPartitions.filter(
+        (p) => !this.committed.has(topicPartitionKey(p.topic, p.partition)),
+      );
+      this.setCommitted(await resetOffsets(missing, this.deps.offsetResetPolicy, admin, Date.now()));
     }
     // Where each partition's log ends: the partition group waits for input known to exist.
     for (const o of await admin.endOffsets(topics))

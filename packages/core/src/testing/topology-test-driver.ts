@@ -10,6 +10,7 @@ import {
   type ExceptionHandlerSettings,
   resolveExceptionHandlers,
 } from '../config/exception-handler-config.ts';
+import { resolveSourceDefaults, type SourceDefaults } from '../config/source-config.ts';
 import { ConfigError, StreamsError } from '../errors.ts';
 import { GlobalStateUpdateTask } from '../processor/internals/global-state-update-task.ts';
 import type { InputRecord, OutputRecord } from '../processor/internals/records.ts';
@@ -30,7 +31,7 @@ import { TestInputTopic, TestOutputTopic, type TopicDriver } from './test-topics
  * `productionExceptionHandler`) and `errors.deadLetterQueueTopic` work as in StreamsConfig: a
  * dead-lettered record can be read from the DLQ topic with createOutputTopic.
  */
-export interface TopologyTestDriverConfig extends ExceptionHandlerSettings {
+export interface TopologyTestDriverConfig extends ExceptionHandlerSettings, SourceDefaults {
   /** Prefix of internal topics (`<applicationId>-<name>-repartition`). Default: 'test-app'. */
   applicationId?: string;
   defaultKeySerde?: Serde<unknown>;
@@ -80,6 +81,7 @@ export class TopologyTestDriver implements TopicDriver {
       ((_name: string, _taskId: string, builder: StoreBuilder) => builder.bytesStore(inMemoryBytesStores));
     const problems: string[] = [];
     const handlers = resolveExceptionHandlers(config, problems);
+    const { defaultTimestampExtractor } = resolveSourceDefaults(config, problems);
     if (problems.length > 0)
       throw new ConfigError(`Invalid TopologyTestDriverConfig:\n  - ${problems.join('\n  - ')}`);
     const defaultSerdes = {
@@ -109,6 +111,7 @@ export class TopologyTestDriver implements TopicDriver {
         now: () => this.wallClockMs,
         globalStore,
         threadCache,
+        defaultTimestampExtractor,
         ...defaultSerdes,
         errorHandling: { handlers, maxRecordBytes: config.maxRequestSize ?? 1_048_576 },
         ...(config.logger === undefined ? {} : { logger: config.logger }),

@@ -26,9 +26,22 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
     statestoreCacheMaxBytes: scenario.cacheMaxBytes ?? 0,
   });
   try {
-    for (const { topic, key, value, timestamp } of scenario.inputs) {
-      await driver.createInputTopic(topic, Serdes.String(), Serdes.String()).pipeInput(key, value, timestamp);
+    // An input that fails the task ends the scenario, as in Differential.java.
+    let failedAt: number | undefined;
+    for (const [index, { topic, key, value, timestamp }] of scenario.inputs.entries()) {
+      try {
+        await driver
+          .createInputTopic(topic, Serdes.String(), Serdes.String())
+          .pipeInput(key, value, timestamp);
+      } catch {
+        failedAt = index;
+        break;
+      }
     }
+    const failed: ScenarioOutput[] =
+      failedAt === undefined
+        ? []
+        : [{ topic: 'error()', key: null, value: `input ${failedAt} failed`, timestamp: 0 }];
     const outputs = scenario.outputs.flatMap(({ topic, value }) =>
       driver
         .createOutputTopic<string, string | number | Buffer>(
@@ -44,7 +57,7 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
           timestamp: r.timestamp,
         })),
     );
-    return [...described, ...outputs];
+    return [...described, ...outputs, ...failed];
   } finally {
     await driver.close();
   }

@@ -93,6 +93,20 @@ export const slidingSessionTopologies: Record<string, (builder: StreamsBuilder) 
       .toStream()
       .selectKey(windowName)
       .to('out', { valueSerde: L }),
+  'session-merge-same-bounds': (b) => {
+    // Issue 38: a record inside a session (the merged window keeps its bounds) still removes the
+    // old session, with a tombstone, before the merged result.
+    const sessions = b
+      .stream<string, string>('in')
+      .groupByKey()
+      .windowedBy(SessionWindows.ofInactivityGapAndGrace(15_000, 5_000));
+    sessions.count().toStream().selectKey(windowName).to('out', { valueSerde: L });
+    sessions
+      .reduce((a, v) => `${a}+${v}`)
+      .toStream()
+      .selectKey(windowName)
+      .to('reduced');
+  },
 };
 
 const into = (records: Array<[string | null, string | null, number]>): ScenarioInput[] =>
@@ -172,7 +186,35 @@ function shuffledInput(seed: number, count: number): ScenarioInput[] {
   return into(records);
 }
 
+/** a@1000-16000 (merged at exactly the gap), then records inside it, on its bounds, and past them. */
+const sameBoundsInput = into([
+  ['a', 'p', 1_000],
+  ['a', 'q', 16_000], // exactly the gap after: one session a@1000-16000
+  ['a', 'r', 5_000], // inside: same bounds, tombstone of a@1000-16000 then a@1000-16000
+  ['a', 's', 16_000], // on its end
+  ['a', 't', 1_000], // on its start
+  ['b', 'u', 20_000],
+  ['b', 'v', 20_000], // a one-point session hit again: [t;t] is the record's own window, no tombstone
+  ['a', 'w', 31_000], // extends to a@1000-31000
+  ['a', 'x', 12_000], // inside again, within grace
+]);
+
 export const slidingSessionScenarios: Scenario[] = [
+  {
+    name: 'session merge keeping the bounds: tombstone of the old session, then the merged result',
+    topology: 'session-merge-same-bounds',
+    inputs: sameBoundsInput,
+    outputs: [longOut('out'), { topic: 'reduced', value: 'string' }],
+  },
+  {
+    // The driver commits after each record: the cache holds the tombstone and the merged result
+    // under one key, so only the result goes out (Kafka Streams' caching session store does so).
+    name: 'session merge keeping the bounds, with the record cache',
+    topology: 'session-merge-same-bounds',
+    inputs: sameBoundsInput,
+    outputs: [longOut('out'), { topic: 'reduced', value: 'string' }],
+    cacheMaxBytes: 10 * 1024 * 1024,
+  },
   {
     name: 'sliding count: early records, right windows, no empty windows',
     topology: 'sliding-count',

@@ -9,6 +9,7 @@ import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
 import { cacheScenarios, cacheTopologies } from './scenarios-cache.ts';
+import { eventTimeScenarios, eventTimeTopologies } from './scenarios-event-time.ts';
 import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
@@ -169,7 +170,8 @@ export function ourTopology(name: string): Topology {
     joinTableTopologies[name] ??
     joinFkTopologies[name] ??
     joinStreamTopologies[name] ??
-    cacheTopologies[name];
+    cacheTopologies[name] ??
+    eventTimeTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -377,4 +379,5 @@ export const scenarios: Scenario[] = [
   ...joinStreamScenarios,
   ...cacheScenarios,
   ...lateInputScenarios,
+  ...eventTimeScenarios,
 ];

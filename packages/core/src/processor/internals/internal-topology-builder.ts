@@ -1,7 +1,9 @@
 import { TopologyError } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
+import type { AutoOffsetReset } from '../auto-offset-reset.ts';
 import type { Processor } from '../processor.ts';
+import type { TimestampExtractor } from '../timestamp-extractor.ts';
 import type { TopicNameExtractor } from '../topic-name-extractor.ts';
 import { checkGraph } from './topology-checks.ts';
 
@@ -28,6 +30,16 @@ export interface SourceNodeDef extends NodeBase {
   readonly keySerde: AnySerde | undefined;
   readonly valueSerde: AnySerde | undefined;
   readonly valueSerdeWrapper: SerdeWrapper | undefined;
+  /** Consumed's withTimestampExtractor; undefined: the config's defaultTimestampExtractor. */
+  readonly timestampExtractor?: TimestampExtractor | undefined;
+  /** Consumed's withOffsetResetPolicy; undefined: the config's autoOffsetReset. */
+  readonly offsetResetPolicy?: AutoOffsetReset | undefined;
+}
+
+/** What a source sets besides its serdes (Kafka Streams' Consumed). */
+export interface SourceSettings {
+  timestampExtractor?: TimestampExtractor | undefined;
+  offsetResetPolicy?: AutoOffsetReset | undefined;
 }
 
 export interface ProcessorNodeDef extends NodeBase {
@@ -111,7 +123,12 @@ export class InternalTopologyBuilder {
   /** Node names whose source topics must be co-partitioned (the inputs of a join). */
   private readonly copartitionNodeGroups: string[][] = [];
 
-  addSource(name: string, topics: readonly string[], serdes: SerdeOptions = {}): void {
+  addSource(
+    name: string,
+    topics: readonly string[],
+    serdes: SerdeOptions = {},
+    settings: SourceSettings = {},
+  ): void {
     this.requireNewName(name);
     if (topics.length === 0) throw new TopologyError(`Source ${name} must read at least one topic`);
     for (const topic of topics) {
@@ -134,6 +151,8 @@ export class InternalTopologyBuilder {
       keySerde: serdes.keySerde,
       valueSerde: serdes.valueSerde,
       valueSerdeWrapper: serdes.valueSerdeWrapper,
+      timestampExtractor: settings.timestampExtractor,
+      offsetResetPolicy: settings.offsetResetPolicy,
     });
     for (const topic of topics) this.topicToSource.set(topic, name);
   }

@@ -22,6 +22,8 @@ export interface PartitionGroupOptions {
   onWaitForLag?(queue: RecordQueue, lag: number): void;
   /** Processing goes on without the given empty partitions, their idle time over (once per episode). */
   onEnforcedProcessing?(waitedFor: RecordQueue[], nowMs: number): void;
+  /** A partition's own reader (its source's timestamp extractor stamps the head); else `reader`. */
+  readerFor?: ((topic: string, partition: number) => InputReader | undefined) | undefined;
 }
 
 /**
@@ -54,7 +56,10 @@ export class PartitionGroup {
     partitions: ReadonlyArray<{ topic: string; partition: number }>,
     private readonly options: PartitionGroupOptions,
   ) {
-    this.list = partitions.map((p) => new RecordQueue(p.topic, p.partition, options.reader));
+    this.list = partitions.map(
+      (p) =>
+        new RecordQueue(p.topic, p.partition, options.readerFor?.(p.topic, p.partition) ?? options.reader),
+    );
     for (const q of this.list) this.queues.set(topicPartitionKey(q.topic, q.partition), q);
   }
 

@@ -13,7 +13,9 @@ import type {
 } from './internal-topology-builder.ts';
 import { isPromise } from './pending-work.ts';
 import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
+import type { InputRecord } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
+import type { SourceTimestamps, TimestampedSource } from './source-timestamps.ts';
 
 export abstract class RuntimeNode implements RuntimeNodeRef {
   children: RuntimeNode[] = [];
@@ -22,7 +24,10 @@ export abstract class RuntimeNode implements RuntimeNodeRef {
   abstract process(record: Record<unknown, unknown>): void | Promise<void>;
 }
 
-export class SourceRuntimeNode extends RuntimeNode {
+export class SourceRuntimeNode extends RuntimeNode implements TimestampedSource {
+  /** By topic, when the source's extractor is not the default's fast path (source-timestamps.ts). */
+  timestamps: Map<string, SourceTimestamps> | undefined = undefined;
+
   constructor(
     name: string,
     readonly keySerde: AnySerde,
@@ -48,6 +53,15 @@ export class ProcessorRuntimeNode extends RuntimeNode {
   ) {
     super(name);
     this.context = new ProcessorContextImpl(services, this);
+  }
+
+  /** Throws unless the processor was connected to the store. */
+  checkStoreAccess(storeName: string): void {
+    if (this.storeNames.has(storeName)) return;
+    throw new StreamsError(
+      `Processor ${this.name} has no access to state store '${storeName}': connect them ` +
+        `(addStateStore(builder, '${this.name}'), connectProcessorAndStateStores, or process(supplier, '${storeName}'))`,
+    );
   }
 
   /** The asynchronous process() still running, if any. */
@@ -98,6 +112,18 @@ export class SinkRuntimeNode extends RuntimeNode {
 
   process(record: Record<unknown, unknown>): void {
     this.task.sendFromSink(this, record);
+  }
+
+  /** The sink's topic, or its extractor's choice given the record and the input record's context. */
+  topicOf(record: Record<unknown, unknown>, input: InputRecord | undefined): string {
+    if (typeof this.topic === 'string') return this.topic;
+    return this.topic(record.key, record.value, {
+      topic: input?.topic,
+      partition: input?.partition,
+      offset: input?.offset,
+      timestamp: record.timestamp,
+      headers: record.headers,
+    });
   }
 }
 

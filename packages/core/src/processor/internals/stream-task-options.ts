@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ThreadCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { TaskId } from '../task-id.ts';
+import type { TimestampExtractor } from '../timestamp-extractor.ts';
 import type { Topology } from '../topology.ts';
 import type { ErrorHandlingOptions } from './exception-handling.ts';
 import type { ProcessorStateManagerOptions } from './processor-state-manager.ts';
@@ -32,6 +33,8 @@ export interface StreamTaskOptions extends StateOptions {
   now?: () => number;
   /** The global stores (kept by the global stream thread), by name; any processor may read them. */
   globalStore?: (storeName: string) => StateStore | undefined;
+  /** The config's defaultTimestampExtractor; undefined: FailOnInvalidTimestamp. */
+  defaultTimestampExtractor?: TimestampExtractor | undefined;
   /** The instance's record cache (`statestoreCacheMaxBytes`); none: every update is forwarded. */
   threadCache?: ThreadCache;
 }

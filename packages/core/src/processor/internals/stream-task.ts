@@ -30,6 +30,13 @@ import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
 import type { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord } from './records.ts';
 import type { DefaultSerdes } from './serde-resolver.ts';
+import {
+  attachSourceTimestamps,
+  invalidTimestampError,
+  type SourceTimestamps,
+  type StampedRecord,
+  takeStamped,
+} from './source-timestamps.ts';
 import { TaskCaches } from './task-caches.ts';
 
 export type { TaskId } from '../task-id.ts';
@@ -127,6 +134,17 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.sources = graph.sources;
     this.processors = graph.processors;
     this.inputPartitions = graph.inputPartitions;
+    attachSourceTimestamps(group.nodes, this.sources, options.defaultTimestampExtractor, {
+      deserializer: this.deserializer,
+      logger: this.logger,
+      onDropped: (source) => this.recordDropped(source, 'negative extracted timestamp'),
+      listen: (listener) => this.point.listen(listener),
+    });
+  }
+
+  /** How the runtime's queue of `topic` stamps its heads; undefined: the record's own timestamp. */
+  timestamps(topic: string): SourceTimestamps | undefined {
+    return this.sources.get(topic)?.timestamps?.get(topic);
   }
 
   // ---- set-up ----
@@ -186,7 +204,16 @@ export class StreamTask implements TaskServices, SinkTarget {
       );
     }
     this.point.needsCommit = true;
-    const deserialized = this.deserializer.deserialize(source, record);
+    let deserialized: Record<unknown, unknown> | undefined;
+    if (source.timestamps === undefined) {
+      deserialized = this.deserializer.deserialize(source, record);
+      // The default extractor (FailOnInvalidTimestamp), without a call per record.
+      if (record.timestamp < 0 && deserialized !== undefined)
+        throw invalidTimestampError(record, deserialized);
+    } else {
+      record = takeStamped(source.timestamps.get(record.topic)!, record);
+      deserialized = (record as StampedRecord).deserialized;
+    }
     if (deserialized === undefined) {
       this.markConsumed(record);
       return;
@@ -273,17 +300,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   sendFromSink(sink: SinkRuntimeNode, record: Record<unknown, unknown>): void {
     const current = this.currentRecord;
-    const topic =
-      typeof sink.topic === 'string'
-        ? sink.topic
-        : sink.topic(record.key, record.value, {
-            topic: current?.topic,
-            partition: current?.partition,
-            offset: current?.offset,
-            timestamp: record.timestamp,
-            headers: record.headers,
-          });
-    this.errors.send(sink, topic, record, current);
+    this.errors.send(sink, sink.topicOf(record, current), record, current);
   }
 
   stateStore(node: RuntimeNodeRef, name: string): StateStore {
@@ -291,13 +308,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     const global =
       this.options.topology.internalBuilder.isGlobalStore(name) && this.options.globalStore?.(name);
     if (global) return global;
-    const processorNode = node as ProcessorRuntimeNode;
-    if (!processorNode.storeNames.has(name)) {
-      throw new StreamsError(
-        `Processor ${node.name} has no access to state store '${name}': connect them ` +
-          `(addStateStore(builder, '${node.name}'), connectProcessorAndStateStores, or process(supplier, '${name}'))`,
-      );
-    }
+    (node as ProcessorRuntimeNode).checkStoreAccess(name);
     return this.stateManager.store(name);
   }
 
