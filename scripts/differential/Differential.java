@@ -503,9 +503,33 @@ public final class Differential {
   }
   // End of the foreign-key joins block.
 
+  // A state directory of this JVM's own: Kafka Streams' default (/tmp/kafka-streams) is shared by
+  // every run on the machine, and two runs at once delete each other's task folders.
+  private static final String STATE_DIR = stateDir();
+
+  private static String stateDir() {
+    try {
+      File dir = java.nio.file.Files.createTempDirectory("kstreams-differential-").toFile();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      org.apache.kafka.common.utils.Utils.delete(dir);
+                    } catch (java.io.IOException ignored) {
+                      // A temporary folder left behind is harmless.
+                    }
+                  }));
+      return dir.getAbsolutePath();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static Properties config(long cacheMaxBytes) {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
+    props.put(StreamsConfig.STATE_DIR_CONFIG, STATE_DIR);
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
     props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
