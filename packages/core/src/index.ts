@@ -15,10 +15,12 @@ export {
   BrokerUnreachableError,
   ConfigError,
   DeserializationError,
+  IllegalStateError,
   ProcessingError,
   RecordTooLargeError,
   SerdeError,
   SerializationError,
+  StateDirectoryLockedError,
   StreamsError,
   TopologyError,
 } from './errors.ts';

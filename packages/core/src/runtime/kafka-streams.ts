@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { checkStateDir } from '../config/state-dir.ts';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
-import { AuthenticationError, BrokerUnreachableError, StreamsError } from '../errors.ts';
+import { AuthenticationError, BrokerUnreachableError, IllegalStateError, StreamsError } from '../errors.ts';
 import { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
@@ -30,6 +30,7 @@ import {
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { prepareTopics } from './prepare-topics.ts';
+import { StateDirectory } from './state-directory.ts';
 import { StreamThread } from './stream-thread.ts';
 
 export interface StreamsMetadata {
@@ -87,6 +88,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private closing?: Promise<void>;
   private readonly queries: QueryDeps;
   private readonly keyResolver: KeyQueryResolver;
+  private readonly stateDirectory: StateDirectory;
 
   constructor(
     readonly topology: Topology,
@@ -99,6 +101,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     // directory leaves no topics behind.
     checkStateDir(this.config.stateDir);
     this.logger = this.config.logger.child({ applicationId: this.config.applicationId });
+    this.stateDirectory = new StateDirectory(this.config.stateDir, this.config.applicationId, this.logger);
     this.kafka = createKafka(this.config);
     this.admin = new StreamsAdmin(this.kafka);
     this.queries = {
@@ -227,6 +230,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       );
     }
     try {
+      // Before the group is joined: a second instance on this state directory stops here.
+      this.stateDirectory.lock();
       await this.admin.connect().catch((error: unknown) => {
         const { brokers, kafkaClient } = this.config;
         throw (
@@ -243,6 +248,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       this.setState('PENDING_ERROR');
       await this.globalThread?.stop().catch(() => {});
       await this.admin.disconnect().catch(() => {});
+      this.stateDirectory.unlock();
       this.setState('ERROR');
       throw error;
     }
@@ -318,6 +324,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       await this.thread?.stop().catch(() => {});
       await this.globalThread?.stop().catch(() => {});
       await this.admin.disconnect().catch(() => {});
+      this.stateDirectory.unlock();
       this.setState('ERROR');
     })();
     // An 'error' event without a listener would throw (and end the process); the ERROR state and
@@ -337,6 +344,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       await this.thread?.stop();
       await this.globalThread?.stop();
       await this.admin.disconnect().catch(() => {});
+      this.stateDirectory.unlock();
       this.setState('NOT_RUNNING');
     })();
     let timer: NodeJS.Timeout | undefined;
@@ -346,6 +354,20 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     const finished = await Promise.race([this.closing.then(() => true as const), timedOut]);
     clearTimeout(timer);
     return finished;
+  }
+
+  /**
+   * Kafka Streams' cleanUp(): deletes this application's local state (`<stateDir>/<applicationId>`),
+   * so that the next start restores every store from its changelog. Only before start() or after
+   * close(); refused while another process runs the application on this state directory.
+   */
+  cleanUp(): void {
+    if (!['CREATED', 'NOT_RUNNING', 'ERROR'].includes(this.currentState)) {
+      throw new IllegalStateError(
+        `Cannot clean up while running (state ${this.currentState}): call cleanUp() before start() or after close().`,
+      );
+    }
+    this.stateDirectory.cleanUp();
   }
 
   /** @internal the running thread, for interactive queries */
