@@ -52,6 +52,14 @@ export async function runCli(
       'per key, values must be 1..n with no repeat and no gap (an exactly_once count)',
     )
     .option(
+      '--expect-increasing',
+      'per key, values must increase strictly: a count written through the record cache (the default), which skips values; a repeat or a decrease is a duplicate',
+    )
+    .option(
+      '--no-expect-increasing',
+      'with --against alone, compare only the last value per key (by default counts must also increase)',
+    )
+    .option(
       '--against <fileOrTopic>',
       'expected final value per key: a file (JSON or key<TAB>value lines) or a topic',
     )
@@ -88,6 +96,7 @@ export async function runCli(
       kafkaConfig: clientConfig(calls.current),
       topic,
       expectSequences: opts.expectSequences === true,
+      expectIncreasing: opts.expectIncreasing as boolean | undefined,
       against: opts.against,
       valueFormat: opts.valueFormat as ValueFormat,
       idleMs: opts.idleMs,
