@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import type { InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
 import { principalOf, toAuthorizationError } from '../kafka/authorization.ts';
+import { MISSING_TOPIC_GRACE_MS } from '../kafka/new-topics.ts';
 import { enforceCopartitioning } from '../processor/internals/copartition.ts';
 import type { Topology } from '../processor/topology.ts';
 
@@ -12,7 +13,7 @@ const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Creates the internal topics with their sub-topology's partition count, after checking that
  * every source and sink topic exists (auto-creation is off on well-run clusters, and a missing
- * topic would otherwise show up as a silent hang).
+ * topic would otherwise show up as a silent hang). Topics just created are waited for.
  */
 export async function prepareTopics(
   topology: Topology,
@@ -31,14 +32,14 @@ export async function prepareTopics(
     ),
     ...(dlq === undefined ? [] : [dlq]),
   ];
-  const counts = await admin.partitionCounts(external).catch((error: unknown) => {
+  const counts = await admin.existingPartitionCounts(external).catch((error: unknown) => {
     throw toAuthorizationError(error, config, { topics: external, topicOperation: 'Describe' }) ?? error;
   });
   const missing = external.filter((t) => !counts.has(t));
   if (missing.length > 0) {
     // Under ACLs, a topic the user may not Describe is left out of the topic list.
     throw new StreamsError(
-      `Topics missing on the cluster (${config.brokers.join(',')}), or not visible to ` +
+      `Topics missing on the cluster (${config.brokers.join(',')}, looked for ${MISSING_TOPIC_GRACE_MS / 1000} s), or not visible to ` +
         `${principalOf(config)}: ${missing.join(', ')}. Create them before starting the app ` +
         '(kstreams creates only its internal topics); on a cluster with ACLs, allow its user Describe on them.',
     );
