@@ -49,7 +49,7 @@ export async function runCli(
     )
     .option(
       '--expect-sequences',
-      'per key, values must be 1..n with no repeat and no gap (an exactly_once count)',
+      'per key, values must be 1..n with no repeat and no gap: an exactly_once count with every update written (statestoreCacheMaxBytes: 0)',
     )
     .option(
       '--expect-increasing',
