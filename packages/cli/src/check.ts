@@ -22,8 +22,17 @@ export interface Finding {
   offset?: number;
 }
 
+/**
+ * How a key's values are checked. `sequences`: 1..n, each once (a count whose every update is
+ * written). `increasing`: strictly increasing (a count written through the record cache, which
+ * skips values); a repeat or a decrease is a duplicate. `last`: only the last value, against the
+ * expected ones.
+ */
+export type CheckMode = 'sequences' | 'increasing' | 'last';
+
 export interface VerifyReport {
   topic?: string;
+  mode: CheckMode;
   records: number;
   keys: number;
   /** Per kind, how many records (or count units) are wrong. */
@@ -38,6 +47,8 @@ export interface VerifyReport {
 export interface CheckOptions {
   /** Per key, values must be 1..n with no repeat and no gap. */
   expectSequences?: boolean;
+  /** Per key, values must increase strictly (a count written through the record cache). */
+  expectIncreasing?: boolean;
   /** Final value per key that the topic must end with. */
   expected?: Map<string, Value>;
   maxExamples?: number;
@@ -52,36 +63,84 @@ interface SequenceState {
 
 /** Runs the checks the options ask for; with neither, it only counts records and keys. */
 export function checkRecords(records: CheckedRecord[], options: CheckOptions = {}): VerifyReport {
+  if (options.expectSequences && options.expectIncreasing)
+    throw new Error(
+      'choose one of --expect-sequences (every update written) and --expect-increasing (written through the record cache)',
+    );
+  const mode: CheckMode = options.expectSequences
+    ? 'sequences'
+    : options.expectIncreasing
+      ? 'increasing'
+      : 'last';
   const findings: Finding[] = [];
   const last = new Map<string, Value | null>();
   const sequences = new Map<string, SequenceState>();
+  const highest = new Map<string, number>();
   for (const r of records) {
     last.set(r.key, r.value);
-    if (options.expectSequences) checkSequenceRecord(r, sequences, findings);
+    if (mode === 'sequences') checkSequenceRecord(r, sequences, findings);
+    else if (mode === 'increasing') checkIncreasingRecord(r, highest, findings);
   }
-  if (options.expectSequences) findings.push(...gapsOf(sequences));
+  if (mode === 'sequences') findings.push(...gapsOf(sequences));
   if (options.expected) {
     const final = new Map<string, Value | null>(last);
-    // A count's final value is its highest one: a replayed older count may come after it.
-    if (options.expectSequences) for (const [k, s] of sequences) final.set(k, s.max);
+    // A count's final value is its highest one: a replayed older count may come after it, and is
+    // a duplicate, not a loss.
+    if (mode === 'sequences') for (const [k, s] of sequences) final.set(k, s.max);
+    if (mode === 'increasing') for (const [k, max] of highest) final.set(k, max);
     findings.push(...compareFinal(final, options.expected));
   }
-  return summarize(records.length, last.size, findings, options.maxExamples ?? 5);
+  return { mode, ...summarize(records.length, last.size, findings, options.maxExamples ?? 5) };
+}
+
+/** Not a count: named once, whatever the mode. */
+function notACount(r: CheckedRecord): Finding | undefined {
+  const v = r.value;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1) return undefined;
+  return {
+    kind: 'mismatch',
+    key: r.key,
+    count: 1,
+    detail: `value ${JSON.stringify(v)} is not a count >= 1`,
+    partition: r.partition,
+    offset: r.offset,
+  };
+}
+
+/**
+ * Through the record cache a key's count skips values, but never repeats or goes back: either is
+ * a record written again (a replay after a failure), which is what a duplicate is.
+ */
+function checkIncreasingRecord(r: CheckedRecord, highest: Map<string, number>, out: Finding[]) {
+  const wrong = notACount(r);
+  if (wrong) {
+    out.push(wrong);
+    return;
+  }
+  const v = r.value as number;
+  const max = highest.get(r.key) ?? 0;
+  if (v > max) {
+    highest.set(r.key, v);
+    return;
+  }
+  out.push({
+    kind: 'duplicate',
+    key: r.key,
+    count: 1,
+    detail: v === max ? `${v} again` : `${v} after ${max} (an older count written again)`,
+    partition: r.partition,
+    offset: r.offset,
+  });
 }
 
 function checkSequenceRecord(r: CheckedRecord, sequences: Map<string, SequenceState>, out: Finding[]) {
   const at = { partition: r.partition, offset: r.offset };
-  const v = r.value;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
-    out.push({
-      kind: 'mismatch',
-      key: r.key,
-      count: 1,
-      detail: `value ${JSON.stringify(v)} is not a count >= 1`,
-      ...at,
-    });
+  const wrong = notACount(r);
+  if (wrong) {
+    out.push(wrong);
     return;
   }
+  const v = r.value as number;
   let s = sequences.get(r.key);
   if (!s) {
     s = { seen: new Set(), max: 0 };
@@ -151,7 +210,12 @@ function compareFinal(final: Map<string, Value | null>, expected: Map<string, Va
   return out;
 }
 
-function summarize(records: number, keys: number, findings: Finding[], maxExamples: number): VerifyReport {
+function summarize(
+  records: number,
+  keys: number,
+  findings: Finding[],
+  maxExamples: number,
+): Omit<VerifyReport, 'mode'> {
   const counts = Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<FindingKind, number>;
   const affected = Object.fromEntries(KINDS.map((k) => [k, new Set<string>()])) as Record<
     FindingKind,

@@ -49,7 +49,15 @@ export async function runCli(
     )
     .option(
       '--expect-sequences',
-      'per key, values must be 1..n with no repeat and no gap (an exactly_once count)',
+      'per key, values must be 1..n with no repeat and no gap: an exactly_once count with every update written (statestoreCacheMaxBytes: 0)',
+    )
+    .option(
+      '--expect-increasing',
+      'per key, values must increase strictly: a count written through the record cache (the default), which skips values; a repeat or a decrease is a duplicate',
+    )
+    .option(
+      '--no-expect-increasing',
+      'with --against alone, compare only the last value per key (by default counts must also increase)',
     )
     .option(
       '--against <fileOrTopic>',
@@ -88,6 +96,7 @@ export async function runCli(
       kafkaConfig: clientConfig(calls.current),
       topic,
       expectSequences: opts.expectSequences === true,
+      expectIncreasing: opts.expectIncreasing as boolean | undefined,
       against: opts.against,
       valueFormat: opts.valueFormat as ValueFormat,
       idleMs: opts.idleMs,

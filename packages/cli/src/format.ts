@@ -1,5 +1,11 @@
 // The human-readable report of `kstreams verify` (without --json).
-import type { FindingKind, VerifyReport } from './check.ts';
+import type { CheckMode, FindingKind, VerifyReport } from './check.ts';
+
+const MODES: Record<CheckMode, string> = {
+  sequences: 'per key 1..n, each once',
+  increasing: 'per key strictly increasing (record cache output)',
+  last: 'last value per key',
+};
 
 const LABELS: Record<FindingKind, string> = {
   duplicate: 'duplicates',
@@ -12,7 +18,9 @@ const LABELS: Record<FindingKind, string> = {
 };
 
 export function formatReport(report: VerifyReport): string {
-  const lines = [`${report.topic ?? 'records'}: ${report.records} records, ${report.keys} keys`];
+  const lines = [
+    `${report.topic ?? 'records'}: ${report.records} records, ${report.keys} keys; checked: ${MODES[report.mode]}`,
+  ];
   for (const kind of Object.keys(LABELS) as FindingKind[]) {
     const n = report.counts[kind];
     if (n === 0) continue;
@@ -22,6 +30,11 @@ export function formatReport(report: VerifyReport): string {
       lines.push(`    ${JSON.stringify(f.key)}: ${f.detail}${at}`);
     }
   }
+  if (report.mode === 'sequences' && report.counts.gap > 0 && report.counts.duplicate === 0)
+    lines.push(
+      '  (gaps without duplicates are what a count written through the record cache looks like: ' +
+        'statestoreCacheMaxBytes > 0, the default. Check such output with --expect-increasing.)',
+    );
   lines.push(report.ok ? 'OK: no duplicates, gaps or losses' : 'FAILED');
   return lines.join('\n');
 }

@@ -10,6 +10,12 @@ export interface VerifyOptions {
   topic: string;
   /** Per key, values must be 1..n with no repeat and no gap (an exactly_once count's output). */
   expectSequences?: boolean;
+  /**
+   * Per key, values must increase strictly (a count written through the record cache, Kafka
+   * Streams' and kstreams' default). Unset: on when `against` holds only counts and
+   * `expectSequences` is off, so that a record written again is named a duplicate.
+   */
+  expectIncreasing?: boolean;
   /** Expected final values: a map, a file path, or a topic whose last value per key is expected. */
   against?: Map<string, Value> | string;
   valueFormat?: ValueFormat;
@@ -35,8 +41,10 @@ export function decodeRecords(raw: RawRecord[], format: ValueFormat = 'auto'): C
 export async function verifyTopic(options: VerifyOptions): Promise<VerifyReport> {
   const brokers = brokerList(options.brokers);
   if (brokers.length === 0) throw new Error('no brokers: pass --brokers host:port (or set KAFKA_BROKERS)');
-  if (!options.expectSequences && options.against === undefined)
-    throw new Error('nothing to check: pass --expect-sequences, --against FILE|TOPIC, or both');
+  if (!options.expectSequences && !options.expectIncreasing && options.against === undefined)
+    throw new Error(
+      'nothing to check: pass --expect-sequences (every update written), --expect-increasing (written through the record cache), --against FILE|TOPIC, or one of the first two with --against',
+    );
   const read = (topic: string) =>
     readCommitted({
       brokers,
@@ -55,12 +63,18 @@ export async function verifyTopic(options: VerifyOptions): Promise<VerifyReport>
     }
   }
   const records = await read(options.topic);
+  const expectIncreasing =
+    options.expectIncreasing ??
+    (!options.expectSequences && expected !== undefined && [...expected.values()].every(isCount));
   return {
     topic: options.topic,
     ...checkRecords(records, {
       expectSequences: options.expectSequences,
+      expectIncreasing,
       expected,
       maxExamples: options.maxExamples,
     }),
   };
 }
+
+const isCount = (v: Value) => typeof v === 'number' && Number.isInteger(v) && v >= 0;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatReport } from '../src/format.ts';
 import { type CheckedRecord, checkRecords, decodeValue, parseExpected, runCli } from '../src/index.ts';
 
 /** Records of one partition, offsets in order, from `key=value` pairs. */
@@ -83,6 +84,56 @@ describe('checkRecords --against', () => {
   });
 });
 
+describe('checkRecords --expect-increasing (a count written through the record cache)', () => {
+  const expected = new Map<string, number>([
+    ['a', 6],
+    ['b', 2],
+  ]);
+
+  it('passes counts that skip values but always increase, and checks the last against the expected', () => {
+    const r = checkRecords(recs(['a', 1], ['b', 2], ['a', 5], ['a', 6]), {
+      expectIncreasing: true,
+      expected,
+    });
+    expect(r.ok).toBe(true);
+    expect(r.mode).toBe('increasing');
+  });
+
+  it('a duplicated last record of a key is a duplicate', () => {
+    const r = checkRecords(recs(['a', 5], ['a', 6], ['b', 2], ['a', 6]), {
+      expectIncreasing: true,
+      expected,
+    });
+    expect(r.counts).toMatchObject({ duplicate: 1, loss: 0, excess: 0 });
+    expect(r.examples.duplicate[0]).toMatchObject({ key: 'a', offset: 3, detail: '6 again' });
+  });
+
+  it('an older count written again after a newer one is a duplicate, not a loss', () => {
+    const r = checkRecords(recs(['a', 5], ['a', 6], ['b', 2], ['a', 5]), {
+      expectIncreasing: true,
+      expected,
+    });
+    expect(r.counts).toMatchObject({ duplicate: 1, loss: 0 });
+    expect(r.examples.duplicate[0]!.detail).toBe('5 after 6 (an older count written again)');
+  });
+
+  it('a final count short of the expected one is a loss; no output for a key is a loss too', () => {
+    const r = checkRecords(recs(['a', 2], ['a', 4]), { expectIncreasing: true, expected });
+    expect(r.counts).toMatchObject({ duplicate: 0, loss: 2 + 2 });
+    expect(r.keysAffected.loss).toBe(2);
+  });
+
+  it('refuses both --expect-sequences and --expect-increasing', () => {
+    expect(() => checkRecords([], { expectSequences: true, expectIncreasing: true })).toThrow(/choose one/);
+  });
+
+  it("the strict sequence check names the cache's skipped values as gaps and points to this mode", () => {
+    const r = checkRecords(recs(['a', 1], ['a', 5], ['a', 6]), { expectSequences: true });
+    expect(r.counts.gap).toBe(3);
+    expect(formatReport({ topic: 't', ...r })).toContain('Check such output with --expect-increasing');
+  });
+});
+
 describe('values and expected files', () => {
   it('decodes 8-byte longs (Serdes.Long) and decimal text', () => {
     const long = Buffer.alloc(8);
@@ -120,7 +171,7 @@ describe('the command line', () => {
       err: (s) => err.push(s),
     });
     expect(code).toBe(2);
-    expect(err.join('')).toContain('--expect-sequences, --against');
+    expect(err.join('')).toContain('pass --expect-sequences (every update written), --expect-increasing');
   });
 
   it('rejects an unknown value format with the choices', async () => {

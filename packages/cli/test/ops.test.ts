@@ -69,13 +69,21 @@ describe('reset options and helpers', () => {
 
   it('formats lag as aligned columns', () => {
     const text = formatLag([
-      { topic: 'in', partition: 0, committed: 5, end: 7, lag: 2, owner: 'm-1' },
-      { topic: 'in-long-name', partition: 1, committed: null, end: 3, lag: 3, owner: null },
+      { topic: 'in', partition: 0, committed: 5, end: 7, lag: 2, lagFrom: 'committed', owner: 'm-1' },
+      {
+        topic: 'in-long-name',
+        partition: 1,
+        committed: null,
+        end: 3,
+        lag: 3,
+        lagFrom: 'logStart',
+        owner: null,
+      },
     ]);
     expect(text.split('\n')).toEqual([
-      'TOPIC         PARTITION  COMMITTED  END  LAG  OWNER',
-      'in            0          5          7    2    m-1',
-      'in-long-name  1          -          3    3    -',
+      'TOPIC         PARTITION  COMMITTED  END  LAG                 OWNER',
+      'in            0          5          7    2                   m-1',
+      'in-long-name  1          none       3    3 (from log start)  -',
     ]);
   });
 });

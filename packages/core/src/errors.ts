@@ -15,6 +15,28 @@ export class TopologyError extends StreamsError {}
 /** A built-in serde refused a value (wrong type, out of range, wrong byte length). */
 export class SerdeError extends StreamsError {}
 
+/** A call the app's current state does not allow (Java's IllegalStateException). */
+export class IllegalStateError extends StreamsError {}
+
+/**
+ * Another live process holds the application's state directory (Kafka Streams refuses the same
+ * way): two instances sharing one would write the same stores and checkpoints.
+ */
+export class StateDirectoryLockedError extends StreamsError {
+  constructor(
+    readonly directory: string,
+    /** The holder's pid (the holder may be this process: another KafkaStreams of the same app). */
+    readonly ownerPid: number,
+    ownerDescription: string,
+  ) {
+    super(
+      'Unable to initialize state, this can happen if multiple instances of Kafka Streams are running ' +
+        `in the same state directory: ${directory} is locked by ${ownerDescription}. Stop that ` +
+        'instance, or give this one its own "stateDir".',
+    );
+  }
+}
+
 /** A Kafka record whose key or value the source node's serde could not read. */
 export class DeserializationError extends StreamsError {
   readonly topic: string;

@@ -4,7 +4,7 @@ import { Kafka } from 'kafkajs';
 import { type AclNeed, clientConfig, type KafkaCall, kafkaCall } from '../security/kafka-call.ts';
 import { addSecurityOptions, securityOf } from '../security/options.ts';
 import { describeFile, loadTopology } from './describe.ts';
-import { formatLag, groupLag } from './lag.ts';
+import { formatLag, groupLag, NoGroupLagError } from './lag.ts';
 import { ActiveMembersError, resetApplication } from './reset.ts';
 import { parseDatetime, parseDuration, type ResetTarget } from './reset-time.ts';
 
@@ -160,7 +160,15 @@ export function addOpsCommands(
         { resourceType: 'Topic', name: `${id}-`, pattern: 'prefixed', operations: ['Describe'] },
       ],
     });
-    const rows = await withAdmin(calls.current, (admin) => groupLag(admin, id));
+    let rows: Awaited<ReturnType<typeof groupLag>>;
+    try {
+      rows = await withAdmin(calls.current, (admin) => groupLag(admin, id));
+    } catch (e) {
+      if (!(e instanceof NoGroupLagError)) throw e;
+      io.err(`kstreams lag: ${e.message}\n`);
+      setCode(1);
+      return;
+    }
     io.out(opts.json ? `${JSON.stringify(rows, null, 2)}\n` : `${formatLag(rows)}\n`);
   });
   program

@@ -8,6 +8,8 @@ export interface GroupMember {
   clientId: string;
   host: string;
   partitions: { topic: string; partition: number }[];
+  /** The topics the member subscribed to (known also before it has an assignment). */
+  subscribed: string[];
 }
 
 export async function groupMembers(admin: Admin, groupId: string): Promise<GroupMember[]> {
@@ -16,6 +18,12 @@ export async function groupMembers(admin: Admin, groupId: string): Promise<Group
   if (!group) return [];
   return group.members.map((m) => {
     const partitions: GroupMember['partitions'] = [];
+    let subscribed: string[] = [];
+    try {
+      subscribed = AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics ?? [];
+    } catch {
+      // not the consumer protocol's layout
+    }
     try {
       const decoded = AssignerProtocol.MemberAssignment.decode(m.memberAssignment);
       for (const [topic, ps] of Object.entries(decoded?.assignment ?? {})) {
@@ -24,7 +32,7 @@ export async function groupMembers(admin: Admin, groupId: string): Promise<Group
     } catch {
       // A member still joining has no assignment yet.
     }
-    return { memberId: m.memberId, clientId: m.clientId, host: m.clientHost, partitions };
+    return { memberId: m.memberId, clientId: m.clientId, host: m.clientHost, partitions, subscribed };
   });
 }
 

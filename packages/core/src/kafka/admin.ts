@@ -5,6 +5,7 @@ import './producer-grouping.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
 import { decodeUserData } from './assignor.ts';
 import { hasErrorType, retryWhileErrorType } from './error-kinds.ts';
+import { type NewTopicsWait, partitionCountsOfNewTopics } from './new-topics.ts';
 import { fetchStableOffsets } from './stable-offset-fetch.ts';
 
 /** How long a task's start waits, at least, for a transaction that is committing its offsets. */
@@ -71,6 +72,16 @@ export class StreamsAdmin {
       counts.set(t.name, t.partitions.length);
       this.knownCounts.set(t.name, t.partitions.length);
     }
+    return counts;
+  }
+
+  /**
+   * The partition counts of topics the app needs to exist (its sources and sinks), waiting for
+   * topics just created (kafka/new-topics.ts); a topic still missing is left out.
+   */
+  async existingPartitionCounts(topics: string[], wait?: NewTopicsWait): Promise<Map<string, number>> {
+    const counts = await partitionCountsOfNewTopics(this.admin, topics, wait);
+    for (const [topic, n] of counts) this.knownCounts.set(topic, n);
     return counts;
   }
 

@@ -91,11 +91,11 @@ export interface RetryOptions {
 }
 
 /**
- * Runs `attempt` again while it fails with the broker error `type` (anywhere in the cause chain),
+ * Runs `attempt` again while it fails with the broker error `type` (or one of them; anywhere in the cause chain),
  * for answers that mean "not yet" and that kafkajs does not retry itself.
  */
 export async function retryWhileErrorType<T>(
-  type: string,
+  type: string | readonly string[],
   attempt: () => Promise<T>,
   { timeoutMs, backoffMs, maxBackoffMs }: RetryOptions,
 ): Promise<T> {
@@ -104,7 +104,8 @@ export async function retryWhileErrorType<T>(
     try {
       return await attempt();
     } catch (error) {
-      if (!hasErrorType(error, type) || Date.now() + pause > deadline) throw error;
+      const types = typeof type === 'string' ? [type] : type;
+      if (!types.some((t) => hasErrorType(error, t)) || Date.now() + pause > deadline) throw error;
       await new Promise((r) => setTimeout(r, pause));
     }
   }

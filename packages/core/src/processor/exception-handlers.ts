@@ -37,10 +37,14 @@ export type DeserializationExceptionHandler = (
   context: ErrorHandlerContext,
 ) => HandlerResponse;
 
-/** KIP-1033: a processor threw while processing `record` (the record as that processor got it). */
+/**
+ * KIP-1033: a processor threw while processing `record` (the record as that processor got it), or
+ * a punctuator threw (`record` null, as Kafka Streams 3.9+ passes it). During a punctuation there
+ * is no source record: `topic` is '' and `partition`, `offset` are -1.
+ */
 export type ProcessingExceptionHandler = (
   error: Error,
-  context: ErrorHandlerContext & { readonly record: Record<unknown, unknown> },
+  context: ErrorHandlerContext & { readonly record: Record<unknown, unknown> | null },
 ) => HandlerResponse;
 
 /**

@@ -6,14 +6,13 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { checkStateDir } from '../config/state-dir.ts';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
-import { AuthenticationError, BrokerUnreachableError, StreamsError } from '../errors.ts';
-import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
-import { principalOf, toAuthorizationError } from '../kafka/authorization.ts';
+import { AuthenticationError, BrokerUnreachableError, IllegalStateError, StreamsError } from '../errors.ts';
+import { StreamsAdmin } from '../kafka/admin.ts';
+import { toAuthorizationError } from '../kafka/authorization.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
-import { enforceCopartitioning } from '../processor/internals/copartition.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { GlobalStreamThread } from './global-stream-thread.ts';
@@ -30,6 +29,8 @@ import {
 } from './interactive-queries.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
+import { prepareTopics } from './prepare-topics.ts';
+import { StateDirectory } from './state-directory.ts';
 import { StreamThread } from './stream-thread.ts';
 
 export interface StreamsMetadata {
@@ -39,7 +40,6 @@ export interface StreamsMetadata {
 
 /** Kafka Streams' application states. */
 
-const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 export type KafkaStreamsState =
   | 'CREATED'
   | 'REBALANCING'
@@ -88,6 +88,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private closing?: Promise<void>;
   private readonly queries: QueryDeps;
   private readonly keyResolver: KeyQueryResolver;
+  private readonly stateDirectory: StateDirectory;
 
   constructor(
     readonly topology: Topology,
@@ -100,6 +101,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     // directory leaves no topics behind.
     checkStateDir(this.config.stateDir);
     this.logger = this.config.logger.child({ applicationId: this.config.applicationId });
+    this.stateDirectory = new StateDirectory(this.config.stateDir, this.config.applicationId, this.logger);
     this.kafka = createKafka(this.config);
     this.admin = new StreamsAdmin(this.kafka);
     this.queries = {
@@ -228,6 +230,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       );
     }
     try {
+      // Before the group is joined: a second instance on this state directory stops here.
+      this.stateDirectory.lock();
       await this.admin.connect().catch((error: unknown) => {
         const { brokers, kafkaClient } = this.config;
         throw (
@@ -236,7 +240,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
           error
         );
       });
-      await this.prepareTopics();
+      await prepareTopics(this.topology, this.config, this.admin);
       await this.startGlobalThread();
       await this.startThread();
     } catch (error) {
@@ -244,6 +248,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       this.setState('PENDING_ERROR');
       await this.globalThread?.stop().catch(() => {});
       await this.admin.disconnect().catch(() => {});
+      this.stateDirectory.unlock();
       this.setState('ERROR');
       throw error;
     }
@@ -319,98 +324,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       await this.thread?.stop().catch(() => {});
       await this.globalThread?.stop().catch(() => {});
       await this.admin.disconnect().catch(() => {});
+      this.stateDirectory.unlock();
       this.setState('ERROR');
     })();
     // An 'error' event without a listener would throw (and end the process); the ERROR state and
     // `app.error` already tell the user, as in Kafka Streams.
     if (this.listenerCount('error') > 0) this.emit('error', error);
-  }
-
-  /**
-   * Creates the internal topics with their sub-topology's partition count, after checking that
-   * every source and sink topic exists (auto-creation is off on well-run clusters, and a missing
-   * topic would otherwise show up as a silent hang).
-   */
-  private async prepareTopics(): Promise<void> {
-    const subs = this.topology.subtopologies(this.config.applicationId);
-    const internal = new Set(subs.flatMap((s) => s.repartitionSourceTopics));
-    const dlq = this.config.exceptionHandlers.deadLetterQueueTopic;
-    const globalTopics = this.topology.internalBuilder.globalSourceTopics();
-    const external = [
-      ...new Set(
-        [...subs.flatMap((s) => [...s.sourceTopics, ...s.sinkTopics]), ...globalTopics].filter(
-          (t) => !internal.has(t),
-        ),
-      ),
-      ...(dlq === undefined ? [] : [dlq]),
-    ];
-    const counts = await this.admin.partitionCounts(external).catch((error: unknown) => {
-      throw (
-        toAuthorizationError(error, this.config, { topics: external, topicOperation: 'Describe' }) ?? error
-      );
-    });
-    const missing = external.filter((t) => !counts.has(t));
-    if (missing.length > 0) {
-      // Under ACLs, a topic the user may not Describe is left out of the topic list.
-      throw new StreamsError(
-        `Topics missing on the cluster (${this.config.brokers.join(',')}), or not visible to ` +
-          `${principalOf(this.config)}: ${missing.join(', ')}. Create them before starting the app ` +
-          '(kstreams creates only its internal topics); on a cluster with ACLs, allow its user Describe on them.',
-      );
-    }
-    // A repartition topic gets as many partitions as the sub-topology that writes it reads.
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (const s of subs) {
-        const widths = s.sourceTopics.map((t) => counts.get(t));
-        if (widths.some((w) => w === undefined)) continue;
-        const width = Math.max(...(widths as number[]));
-        for (const r of s.repartitionSinkTopics) {
-          if (counts.get(r) !== width && !counts.has(r)) {
-            counts.set(r, width);
-            changed = true;
-          }
-        }
-      }
-    }
-    // A join's inputs: equal source topic counts, and its repartition topics made to match them.
-    enforceCopartitioning(
-      this.topology.internalBuilder.copartitionGroups(this.config.applicationId),
-      counts,
-      (topic) => internal.has(topic),
-    );
-    const specs: InternalTopicSpec[] = [];
-    for (const s of subs) {
-      const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));
-      for (const r of s.repartitionSourceTopics) {
-        if (counts.has(r)) specs.push({ topic: r, numPartitions: counts.get(r)!, compacted: false });
-      }
-      for (const store of s.stores) {
-        if (store.changelogTopic)
-          specs.push({
-            topic: store.changelogTopic,
-            numPartitions: width,
-            // A join's window store keys every record apart (Kafka Streams sets cleanup.policy=delete).
-            compacted: store.retainDuplicates !== true,
-            // Kafka Streams' windowstore.changelog.additional.retention.ms: a day past the store's.
-            ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs + ONE_DAY_MS }),
-          });
-      }
-    }
-    const mismatched = await this.admin
-      .ensureTopics(specs, this.config.replicationFactor)
-      .catch((error: unknown) => {
-        const topics = specs.map((s) => s.topic);
-        throw toAuthorizationError(error, this.config, { topics, topicOperation: 'Create' }) ?? error;
-      });
-    if (mismatched.length > 0) {
-      throw new StreamsError(
-        `Internal topics exist with the wrong partition count: ${mismatched
-          .map((m) => `${m.topic} (want ${m.numPartitions})`)
-          .join(', ')}. They are left from an app with the same applicationId and other inputs; ` +
-          'delete them or choose another applicationId.',
-      );
-    }
   }
 
   /** Commits, closes stores and leaves the group. Waits at most `timeoutMs`. */
@@ -425,6 +344,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       await this.thread?.stop();
       await this.globalThread?.stop();
       await this.admin.disconnect().catch(() => {});
+      this.stateDirectory.unlock();
       this.setState('NOT_RUNNING');
     })();
     let timer: NodeJS.Timeout | undefined;
@@ -434,6 +354,20 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     const finished = await Promise.race([this.closing.then(() => true as const), timedOut]);
     clearTimeout(timer);
     return finished;
+  }
+
+  /**
+   * Kafka Streams' cleanUp(): deletes this application's local state (`<stateDir>/<applicationId>`),
+   * so that the next start restores every store from its changelog. Only before start() or after
+   * close(); refused while another process runs the application on this state directory.
+   */
+  cleanUp(): void {
+    if (!['CREATED', 'NOT_RUNNING', 'ERROR'].includes(this.currentState)) {
+      throw new IllegalStateError(
+        `Cannot clean up while running (state ${this.currentState}): call cleanUp() before start() or after close().`,
+      );
+    }
+    this.stateDirectory.cleanUp();
   }
 
   /** @internal the running thread, for interactive queries */

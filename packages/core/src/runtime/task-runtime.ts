@@ -30,6 +30,7 @@ import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { resetOffsets } from './offset-reset.ts';
 import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
+import { lockTaskDirectory, unlockTaskDirectory } from './state-directory.ts';
 
 export interface TaskRuntimeDeps {
   config: ResolvedConfig;
@@ -70,6 +71,7 @@ export class TaskRuntime {
   /** Under exactly_once: the output send in flight while the task goes on processing. */
   private sending?: Promise<unknown>;
   private readonly log: Logger;
+  private readonly dir: string;
 
   constructor(
     readonly id: string,
@@ -81,6 +83,7 @@ export class TaskRuntime {
     this.producer = deps.producerFor(id);
     this.collector = new BufferingRecordCollector(deps.partitionCountOf);
     const dir = taskDirectory(config, id);
+    this.dir = dir;
     this.task = new StreamTask({
       id: { subtopology, partition },
       applicationId: config.applicationId,
@@ -162,6 +165,7 @@ export class TaskRuntime {
    * zombie cannot commit after we read them) and opens the stores.
    */
   async initialize(): Promise<void> {
+    lockTaskDirectory(this.dir, this, this.id);
     if (this.producer instanceof TransactionalTaskProducer) {
       const { transactionalId } = this.producer;
       await this.producer.initialize().catch((error: unknown) => {
@@ -374,6 +378,7 @@ export class TaskRuntime {
     if (dirty) await this.rollback().catch(() => {});
     else await this.settleSend().catch((e) => this.log.warn({ err: e }, 'the last send failed'));
     await this.task.close().catch((e) => this.log.warn({ err: e }, 'closing the task failed'));
+    unlockTaskDirectory(this.dir, this);
     if (this.producer instanceof TransactionalTaskProducer) await this.producer.close();
   }
 }

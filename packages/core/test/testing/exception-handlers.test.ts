@@ -91,7 +91,7 @@ describe('processingExceptionHandler (KIP-1033)', () => {
         seen.push({
           node: context.processorNodeId,
           offset: context.offset,
-          value: context.record.value,
+          value: context.record?.value,
           task: context.taskId,
           error: error.message,
         });

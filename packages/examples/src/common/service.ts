@@ -7,8 +7,6 @@ import { exampleKafka } from './kafka.ts';
 import type { AppOptions } from './options.ts';
 import { ensureTopics, partitionCounts } from './topics.ts';
 
-const START_ATTEMPTS = 3;
-
 export interface HttpServer {
   readonly fastify: FastifyInstance;
   readonly port: number;
@@ -115,24 +113,12 @@ export async function startService<Q>(
   }
   current = app;
   queries = spec.queries?.(app, { self: applicationServer, partitions });
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await app.start();
-      break;
-    } catch (error) {
-      // A broker that has just started can answer a metadata request for a topic it created a
-      // moment ago with a retriable "unknown topic" error; a fresh app then starts fine.
-      if ((error as { retriable?: boolean }).retriable === true && attempt < START_ATTEMPTS) {
-        logger.warn({ err: error, attempt }, 'start failed with a retriable error; starting again');
-        await new Promise((r) => setTimeout(r, 500 * attempt));
-        app = newApp();
-        current = app;
-        queries = spec.queries?.(app, { self: applicationServer, partitions });
-        continue;
-      }
-      await server.close();
-      throw error;
-    }
+  // core's start() waits for topics just created (their metadata may lag the create for a moment).
+  try {
+    await app.start();
+  } catch (error) {
+    await server.close();
+    throw error;
   }
   logger.info(
     {

@@ -83,19 +83,38 @@ export class TaskExceptionHandling {
 
   /**
    * KIP-1033. True: the record is dropped and processing goes on. The handler sees a node's own
-   * error once: errors from deeper nodes (already judged there) and production errors pass, and
-   * so does everything while punctuating (`input` undefined).
+   * error once: errors from deeper nodes (already judged there) and production errors pass. While
+   * punctuating (`input` undefined) the context has no source record (topic '', offset -1), as in
+   * Kafka Streams 3.9+, and nothing goes to the dead-letter queue: nothing was read.
    */
   processing(
     error: unknown,
     nodeName: string,
     input: InputRecord | undefined,
-    record: Record<unknown, unknown>,
+    record: Record<unknown, unknown> | null,
   ): boolean {
-    if (input === undefined || isJudged(error)) return false;
+    if (isJudged(error)) return false;
     const err = asError(error);
     const context = { ...this.context(input, nodeName), record };
-    return this.decide('processing', err, context, () => this.handlers.processing(err, context));
+    return this.decide(
+      'processing',
+      err,
+      context,
+      () => this.handlers.processing(err, context),
+      input !== undefined,
+    );
+  }
+
+  /** A punctuator that threw (Kafka Streams 3.9+): the processing handler, with no record. */
+  punctuation(error: unknown, nodeName: string): boolean {
+    return this.processing(error, nodeName, undefined, null);
+  }
+
+  /** The same for a punctuator's promise. */
+  punctuationAsync(result: Promise<void>, nodeName: string): Promise<void> {
+    return result.catch((error: unknown) => {
+      if (!this.punctuation(error, nodeName)) throw error;
+    });
   }
 
   /** The processing handler for a processor's promise (the record's input is taken now). */
@@ -142,6 +161,7 @@ export class TaskExceptionHandling {
     error: Error,
     context: ErrorHandlerContext,
     handle: () => HandlerResponse,
+    deadLetter = true,
   ): boolean {
     if (this.ask(kind, error, handle) !== 'continue') return false;
     this.dropped += 1;
@@ -155,7 +175,8 @@ export class TaskExceptionHandling {
       },
       `Skipping a record after a ${kind} error (${kind}ExceptionHandler: ${this.handlers.names[kind]}); dropped records: ${this.dropped}`,
     );
-    this.deadLetter(kind, error, context);
+    if (deadLetter) this.deadLetter(kind, error, context);
+    else this.options.onDropped?.(kind, false);
     return true;
   }
 

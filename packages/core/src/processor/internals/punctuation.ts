@@ -127,6 +127,7 @@ export class TaskPunctuation<Owner extends { readonly name: string }> implements
       try {
         result = schedule.punctuator(now);
       } catch (error) {
+        if (hooks.handled?.(schedule.owner, error)) continue;
         throw hooks.wrap(schedule.owner, error);
       }
       if (isPromise(result)) hooks.track(result, schedule.owner);
@@ -138,6 +139,8 @@ export class TaskPunctuation<Owner extends { readonly name: string }> implements
 export interface FireHooks<Owner> {
   /** Told how many schedules are due, before any fires. */
   onDue(count: number): void;
+  /** True: the punctuator's error was handled (the processing exception handler said continue). */
+  handled?(owner: Owner, error: unknown): boolean;
   /** The error to throw for a punctuator that threw. */
   wrap(owner: Owner, error: unknown): Error;
   /** Takes a punctuator's promise (the task waits for it). */

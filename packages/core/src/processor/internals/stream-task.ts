@@ -368,8 +368,10 @@ export class StreamTask implements TaskServices, SinkTarget {
         this.point.needsCommit = true;
         this.options.onPunctuate?.(count);
       },
+      handled: (owner, error) => this.errors.punctuation(error, owner.name),
       wrap,
-      track: (result, owner) => this.work.track(result, (error) => wrap(owner, error)),
+      track: (result, owner) =>
+        this.work.track(this.errors.punctuationAsync(result, owner.name), (error) => wrap(owner, error)),
     });
     if (fired && this.work.busy) return this.work.drain();
   }

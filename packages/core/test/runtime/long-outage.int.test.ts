@@ -1,0 +1,134 @@
+// A fault from issue 42: the broker unreachable for 60 s mid-run (a proxy between the app and its
+// own broker drops every request and connection), then back. Input keeps arriving meanwhile. The
+// app must recover by itself: exact counts under exactly_once, nothing lost under at_least_once.
+// The figures (time to recover after the outage, duplicates) are printed for the note.
+import { Kafka, logLevel } from 'kafkajs';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
+import { FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
+import { KafkaStreams, type KafkaStreamsState, type ProcessingGuarantee } from '../../src/index.ts';
+import { countingTopology } from './fixtures/counting-topology.ts';
+import {
+  countSequences,
+  createTopics,
+  highestCounts,
+  produce,
+  readTopic,
+  stopAfterEach,
+  tempStateDir,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
+
+const OUTAGE_MS = 60_000;
+const KEYS = Array.from({ length: 20 }, (_, i) => `k${i}`);
+const PER_BATCH = 400;
+const BATCHES = 8;
+
+// Ports of its own (beside broker-restart's 19492 and lost-acks' 19592).
+const opts = {
+  ...brokerOptions({ ...process.env, KAFKA_PORT: '19792' }),
+  clientListener: { port: 19794, advertisedPort: 19795 },
+};
+const proxy = new FaultProxy(19795, { host: opts.host, port: 19794 });
+const direct = new Kafka({ brokers: [`${opts.host}:${opts.port}`], logLevel: logLevel.NOTHING });
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
+
+beforeAll(async () => {
+  await start(opts, () => {});
+  await proxy.start();
+}, 180_000);
+afterAll(async () => {
+  await proxy.close();
+  await stop(opts, { clean: true });
+}, 60_000);
+
+describe('the broker unreachable for 60 s mid-run', () => {
+  for (const guarantee of ['exactly_once', 'at_least_once'] as ProcessingGuarantee[]) {
+    it(`${guarantee}: recovers by itself after the outage`, async () => {
+      const input = uniqueName('outage-in');
+      const output = uniqueName('outage-out');
+      await createTopics(direct, [
+        { topic: input, numPartitions: 4 },
+        { topic: output, numPartitions: 4 },
+      ]);
+      const batch = (b: number) =>
+        Array.from({ length: PER_BATCH }, (_, i) => ({
+          key: KEYS[(b * PER_BATCH + i) % KEYS.length]!,
+          value: 'x',
+        }));
+      await produce(input, batch(0), direct);
+      const log: string[] = [];
+      const app = new KafkaStreams(countingTopology(input, output), {
+        applicationId: uniqueName('outage-app'),
+        brokers: [`${opts.host}:${proxy.port}`],
+        processingGuarantee: guarantee,
+        commitIntervalMs: 200,
+        stateDir: tempStateDir(),
+        // Warnings and errors kept, to say what happened when the output is wrong.
+        logger: pino({ level: 'warn' }, { write: (line: string) => void log.push(line) }),
+      });
+      apps.push(app);
+      const states: Array<[number, KafkaStreamsState]> = [];
+      app.on('stateChange', (s) => states.push([Date.now(), s]));
+      await app.start();
+      await waitFor(() => app.metrics().processedRecords >= PER_BATCH, 60_000, 'the first batch');
+
+      const outageStart = Date.now();
+      proxy.dropConnections(OUTAGE_MS);
+      for (let b = 1; b < BATCHES; b++) {
+        await produce(input, batch(b), direct);
+        await new Promise((r) => setTimeout(r, OUTAGE_MS / BATCHES));
+      }
+      const outageEnd = outageStart + OUTAGE_MS;
+      await new Promise((r) => setTimeout(r, Math.max(0, outageEnd - Date.now())));
+      const n = (BATCHES * PER_BATCH) / KEYS.length;
+
+      const { highest, update } = highestCounts();
+      const records = await readTopic(
+        output,
+        (r) => {
+          update(r);
+          return KEYS.every((k) => (highest.get(k) ?? 0) >= n) || app.state === 'ERROR';
+        },
+        { timeoutMs: 300_000, kafka: direct, settleMs: 1_000 },
+      );
+      const recoveredMs = Date.now() - outageEnd;
+      const why = JSON.stringify({ state: app.state, error: app.error?.message, metrics: app.metrics() });
+      expect(app.state, why).toBe('RUNNING');
+      const seqs = countSequences(records);
+      // A wrong sequence: where each value of the key was read, and the app's last warnings.
+      const explain = (k: string) =>
+        `${k}: ${records
+          .filter((r) => r.key === k)
+          .map((r) => `${Number(r.value.readBigInt64BE(0))}@${r.partition}:${r.offset}`)
+          .join(' ')}\n${why}\n${log
+          .slice(-40)
+          .map((l) => {
+            const { msg, err, taskId } = JSON.parse(l) as {
+              msg: string;
+              err?: { message?: string };
+              taskId?: string;
+            };
+            return `${taskId ?? ''} ${msg} ${err?.message ?? ''}`;
+          })
+          .join('\n')}`;
+      const total = KEYS.length * n;
+      if (guarantee === 'exactly_once') {
+        const exact = Array.from({ length: n }, (_, i) => i + 1);
+        for (const k of KEYS) expect(seqs.get(k), explain(k)).toEqual(exact);
+      } else {
+        for (const k of KEYS) expect(highest.get(k) ?? 0, explain(k)).toBeGreaterThanOrEqual(n);
+      }
+      const during = states
+        .filter(([t]) => t >= outageStart)
+        .map(([t, s]) => `${s}@+${Math.round((t - outageStart) / 1000)}s`);
+      console.log(
+        `[outage ${guarantee}] ${OUTAGE_MS / 1000} s outage: output complete ${Math.round(recoveredMs / 1000)} s after it ended; ` +
+          `${records.length} records for ${total} updates (${records.length - total} duplicates); states: ${during.join(', ') || 'none'}; ` +
+          `rollbacks ${app.metrics().rollbacks}`,
+      );
+    }, 480_000);
+  }
+});
