@@ -13,7 +13,8 @@ import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
-import { enforceCopartitioning } from '../processor/internals/copartition.ts';
+import { planRepartitionCounts } from '../processor/internals/copartition.ts';
+import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { GlobalStreamThread } from './global-stream-thread.ts';
@@ -176,9 +177,17 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     return readOnlyStore(this.queries, storeName);
   }
 
-  /** Which partition holds `key` in the store, and which instance (`applicationServer`) runs it. */
-  queryMetadataForKey<K>(storeName: string, key: K, keySerde: Serde<K>): Promise<KeyQueryMetadata> {
-    return this.keyResolver.metadataForKey(storeName, key, keySerde);
+  /**
+   * Which partition holds `key` in the store, and which instance (`applicationServer`) runs it: the
+   * key serde routes as the default partitioner does, a StreamPartitioner as the app wrote the key
+   * (Kafka Streams' two queryMetadataForKey overloads).
+   */
+  queryMetadataForKey<K>(
+    storeName: string,
+    key: K,
+    keySerdeOrPartitioner: Serde<K> | StreamPartitioner<K, unknown>,
+  ): Promise<KeyQueryMetadata> {
+    return this.keyResolver.metadataForKey(storeName, key, keySerdeOrPartitioner);
   }
 
   get state(): KafkaStreamsState {
@@ -358,27 +367,11 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
           '(kstreams creates only its internal topics); on a cluster with ACLs, allow its user Describe on them.',
       );
     }
-    // A repartition topic gets as many partitions as the sub-topology that writes it reads.
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (const s of subs) {
-        const widths = s.sourceTopics.map((t) => counts.get(t));
-        if (widths.some((w) => w === undefined)) continue;
-        const width = Math.max(...(widths as number[]));
-        for (const r of s.repartitionSinkTopics) {
-          if (counts.get(r) !== width && !counts.has(r)) {
-            counts.set(r, width);
-            changed = true;
-          }
-        }
-      }
-    }
-    // A join's inputs: equal source topic counts, and its repartition topics made to match them.
-    enforceCopartitioning(
-      this.topology.internalBuilder.copartitionGroups(this.config.applicationId),
-      counts,
-      (topic) => internal.has(topic),
-    );
+    // Repartition topics: Repartitioned's count, else that of the sub-topology writing them; joins agree.
+    const b = this.topology.internalBuilder;
+    const appId = this.config.applicationId;
+    const fixed = new Map([...b.fixedPartitionCounts].map(([t, n]) => [b.resolveTopic(appId, t), n]));
+    planRepartitionCounts(subs, counts, fixed, b.copartitionGroups(appId), (t) => internal.has(t));
     const specs: InternalTopicSpec[] = [];
     for (const s of subs) {
       const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));

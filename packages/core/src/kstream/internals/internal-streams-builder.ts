@@ -4,6 +4,7 @@ import {
   type AnySerde,
   InternalTopologyBuilder,
   type SerdeWrapper,
+  type SinkPartitioner,
 } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import { type StoreBuilder, Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
@@ -89,6 +90,7 @@ export class InternalStreamsBuilder {
     },
     dropNullKeys: boolean | (() => boolean),
     join = false,
+    topicSettings: RepartitionTopicSettings = {},
   ): string {
     const topic = `${topicBase}-repartition`;
     let sinkName = this.newProcessorName('KSTREAM-SINK-');
@@ -112,7 +114,9 @@ export class InternalStreamsBuilder {
       );
     }
     this.topology.addInternalTopic(topic);
-    this.topology.addSink(sinkName, topic, [upstream], serdes);
+    if (topicSettings.numberOfPartitions !== undefined)
+      this.topology.fixedPartitionCounts.set(topic, topicSettings.numberOfPartitions);
+    this.topology.addSink(sinkName, topic, [upstream], serdes, topicSettings.partitioner);
     this.topology.addSource(sourceName, [topic], serdes);
     return sourceName;
   }
@@ -156,4 +160,10 @@ export interface JoinRepartition {
   readonly source: string;
   /** Read when the tasks are built, after every join had its say. */
   readonly filter: { dropNullKeys: boolean };
+}
+
+/** What Repartitioned sets on its topic: a partition count of its own, a StreamPartitioner. */
+export interface RepartitionTopicSettings {
+  readonly numberOfPartitions?: number | undefined;
+  readonly partitioner?: SinkPartitioner | undefined;
 }
