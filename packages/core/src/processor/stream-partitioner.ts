@@ -3,29 +3,30 @@
 import { StreamsError } from '../errors.ts';
 
 /**
- * Java's `partition(topic, key, value, numPartitions)`: one partition, or null/undefined for the
- * default. Declared through a method so that it is bivariant as Serde's methods are: a
- * `Produced<string, V>` stays assignable where a `Produced<string | null, V>` is expected.
+ * Java's `partitions(topic, key, value, numPartitions)` as a function: a set (or any iterable) of
+ * partitions, one partition as a number (what Java's `partition()` returned before 4.0), or
+ * null/undefined for the default partitioner. Declared through a method so that it is bivariant as
+ * Serde's methods are: a `Produced<string, V>` stays assignable where a `Produced<string | null, V>` is.
  */
 export type StreamPartitionerFunction<K, V> = {
-  partition(topic: string, key: K, value: V, numPartitions: number): number | null | undefined;
-}['partition'];
+  partitions(topic: string, key: K, value: V, numPartitions: number): PartitionerResult;
+}['partitions'];
+
+/** What a partitioner returns: partitions, one partition, or null/undefined for the default. */
+export type PartitionerResult = Iterable<number> | number | null | undefined;
 
 /**
  * Determines which partition(s) of a sink topic a record goes to (Kafka Streams' StreamPartitioner),
  * on `Produced.streamPartitioner`, `Repartitioned.streamPartitioner`, `Topology.addSink` and
- * `KafkaStreams.queryMetadataForKey`. Either a function, as Java's lambda for `partition()`, or an
- * object with `partition()` or `partitions()` (KIP-837): a set of partitions sends the record to
- * each (multicast), an empty set drops it (counted in the dropped-records metric), and
- * null/undefined leave the choice to the default partitioner (murmur2 of the key bytes, as Java's
- * producer). A partition outside `[0, numPartitions)` is an error.
+ * `KafkaStreams.queryMetadataForKey`: a function, as Java's lambda, or an object with
+ * `partitions()`. A set of partitions sends the record to each (KIP-837 multicast), an empty set
+ * drops it (counted in the dropped-records metric), and null/undefined leave the choice to the
+ * default partitioner (murmur2 of the key bytes, as Java's producer). A partition outside
+ * `[0, numPartitions)` is an error.
  */
 export type StreamPartitioner<K, V> =
   | StreamPartitionerFunction<K, V>
-  | { partition: StreamPartitionerFunction<K, V> }
-  | {
-      partitions(topic: string, key: K, value: V, numPartitions: number): Iterable<number> | null | undefined;
-    };
+  | { partitions: StreamPartitionerFunction<K, V> };
 
 /** What a partitioner chose: undefined for the default partitioner, else the distinct partitions (maybe none). */
 export type PartitionChoice = readonly number[] | undefined;
@@ -35,14 +36,11 @@ export function checkStreamPartitioner(p: unknown, where: string): void {
   if (p === undefined) return;
   const ok =
     typeof p === 'function' ||
-    (typeof p === 'object' &&
-      p !== null &&
-      (typeof (p as { partitions?: unknown }).partitions === 'function' ||
-        typeof (p as { partition?: unknown }).partition === 'function'));
+    (typeof p === 'object' && p !== null && typeof (p as { partitions?: unknown }).partitions === 'function');
   if (!ok) {
     throw new StreamsError(
       `The streamPartitioner of ${where} must be a function (topic, key, value, numPartitions) => partition, ` +
-        'or an object with partition() or partitions()',
+        'or an object with partitions()',
     );
   }
 }
@@ -59,17 +57,10 @@ export function choosePartitions<K, V>(
   numPartitions: number,
   where: string,
 ): PartitionChoice {
-  let chosen: Iterable<number> | number | null | undefined;
-  if (typeof partitioner === 'function') chosen = partitioner(topic, key, value, numPartitions);
-  else if ('partitions' in partitioner && typeof partitioner.partitions === 'function')
-    chosen = partitioner.partitions(topic, key, value, numPartitions);
-  else
-    chosen = (partitioner as { partition: StreamPartitionerFunction<K, V> }).partition(
-      topic,
-      key,
-      value,
-      numPartitions,
-    );
+  const chosen =
+    typeof partitioner === 'function'
+      ? partitioner(topic, key, value, numPartitions)
+      : partitioner.partitions(topic, key, value, numPartitions);
   if (chosen === null || chosen === undefined) return undefined;
   const list = typeof chosen === 'number' ? [chosen] : [...chosen];
   const distinct = [...new Set(list)];

@@ -1,0 +1,56 @@
+// queryMetadataForKey's routing (runtime/key-partition.ts): a key serde routes as the default
+// partitioner wrote the key, a StreamPartitioner as the app's custom partitioner did.
+import { describe, expect, it } from 'vitest';
+import { StreamsError } from '../../src/errors.ts';
+import { partitionForKey } from '../../src/processor/internals/partitioner.ts';
+import type { StreamPartitioner } from '../../src/processor/stream-partitioner.ts';
+import { partitionOfKey } from '../../src/runtime/key-partition.ts';
+import { Serdes } from '../../src/serdes/serdes.ts';
+
+describe('partitionOfKey', () => {
+  it('routes with murmur2 of the serialized key when given the key serde', () => {
+    for (const key of ['alice', 'bob', 'carol', 'dave']) {
+      expect(partitionOfKey(key, Serdes.String(), 'in', 6, 'counts')).toBe(
+        partitionForKey(Buffer.from(key), 6),
+      );
+    }
+  });
+
+  it('routes with the partitioner, told the widest source topic, its count and a null value', () => {
+    const asked: unknown[] = [];
+    const byRegion: StreamPartitioner<string, unknown> = (topic, key, value, n) => {
+      asked.push([topic, value, n]);
+      return key.startsWith('eu-') ? 0 : n - 1;
+    };
+    expect(partitionOfKey('eu-alice', byRegion, 'orders', 4, 'counts')).toBe(0);
+    expect(partitionOfKey('us-bob', byRegion, 'orders', 4, 'counts')).toBe(3);
+    expect(asked).toEqual([
+      ['orders', null, 4],
+      ['orders', null, 4],
+    ]);
+    // The default partitioner would have put them elsewhere: the partitioner is what decides.
+    expect(partitionForKey(Buffer.from('us-bob'), 4)).not.toBe(3);
+  });
+
+  it('uses partitions() when the partitioner has it and it chooses one partition', () => {
+    expect(partitionOfKey('k', { partitions: () => new Set([2]) }, 'orders', 4, 'counts')).toBe(2);
+  });
+
+  it('refuses a multicast, an empty set or the default choice: the key has no one partition', () => {
+    const cases: StreamPartitioner<string, unknown>[] = [
+      { partitions: () => new Set([0, 1]) },
+      { partitions: () => [] },
+      () => undefined,
+    ];
+    for (const p of cases) {
+      expect(() => partitionOfKey('k', p, 'orders', 4, 'counts')).toThrow(StreamsError);
+      expect(() => partitionOfKey('k', p, 'orders', 4, 'counts')).toThrow(
+        /must choose exactly one partition/,
+      );
+    }
+  });
+
+  it('reports an out-of-range choice with the range', () => {
+    expect(() => partitionOfKey('k', () => 9, 'orders', 4, 'counts')).toThrow(/from 0 to 3/);
+  });
+});
