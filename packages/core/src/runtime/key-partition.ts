@@ -38,7 +38,8 @@ export function partitionOfKey<K>(
     throw new StreamsError(
       `The StreamPartitioner given to queryMetadataForKey('${storeName}') chose ` +
         `${chosen === undefined ? 'the default partitioner' : `${chosen.length} partitions`} for the key: ` +
-        'it must choose exactly one partition (pass the key serde instead when the default partitioner wrote the key)',
+        'it must choose exactly one partition, as Kafka Streams requires a singleton set here (pass the key ' +
+        'serde instead when the default partitioner wrote the key)',
     );
   }
   return chosen[0]!;
