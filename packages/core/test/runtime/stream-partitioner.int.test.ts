@@ -2,7 +2,8 @@
 // its partitioner chose (one, a multicast set, none), read back per partition by kafkajs and by a
 // Java consumer (kafka-clients' KafkaConsumer, scripts/differential/WindowedReader.java); a
 // repartition with numberOfPartitions 3 is created with 3 partitions and filled as its own
-// partitioner says; the record sent nowhere counts in the dropped records.
+// partitioner says; the record sent nowhere counts in the dropped records. A join of such a topic
+// with a table of another count does not start (Kafka Streams' co-partitioning message).
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runJava } from '../../../../scripts/differential/java.ts';
@@ -121,4 +122,29 @@ describe('StreamPartitioner on the broker', () => {
         .reduce((sum, task) => sum + task.droppedRecordsTotal, 0);
     await waitFor(() => dropped() === 1, 30_000, 'the record sent nowhere counted as dropped');
   }, 180_000);
+
+  it('refuses to start a join whose repartition topic has a count of its own that differs from the table’s', async () => {
+    const input = await topics.create('sp-join-in', 2);
+    const table = await topics.create('sp-join-table', 2);
+    const output = await topics.create('sp-join-out', 2);
+    const applicationId = uniqueName('partitioner-join-app');
+    topics.cleanUpPrefix(applicationId);
+    const S = { keySerde: Serdes.String(), valueSerde: Serdes.String() };
+    const builder = new StreamsBuilder();
+    builder
+      .stream(input, S)
+      .repartition({ name: 'three', numberOfPartitions: 3 })
+      .join(builder.table(table, S), (a: string, b: string) => `${a}${b}`)
+      .to(output);
+    const app = new KafkaStreams(builder.build(), {
+      applicationId,
+      brokers: testBrokers(),
+      stateDir: tempStateDir(),
+      logger: 'silent',
+    });
+    apps.push(app);
+    await expect(app.start()).rejects.toThrow(
+      `Number of partitions [3] of repartition topic [${applicationId}-three-repartition] doesn't match number of partitions [2] of the source topic`,
+    );
+  }, 60_000);
 });
