@@ -74,11 +74,13 @@ export class InternalStreamsBuilder {
    * Adds sink -> `<name>-repartition` -> source and returns the source's name. `dropNullKeys` adds
    * a filter in front: as in Kafka Streams, a record with a null key never reaches a repartition
    * topic (KIP-962 keeps them only where a left or outer join follows: the joins pass false).
-   * KTable.groupBy passes false: its mapper already skips them. `join`: a join's repartition as
-   * Kafka Streams builds it (createRepartitionedSource), so that describe() shows the same nodes:
+   * KTable.groupBy passes false: its mapper already skips them. `join`: a join's or
+   * KStream.repartition's topic as Kafka Streams builds it (createRepartitionedSource), so that
+   * describe() shows the same nodes:
    * always a filter (passing null keys on for a left or outer join), and, when the topic's name is
    * the user's rather than a generated node name, nodes `<topic>-sink`, `-filter` and `-source`
    * (the generated names are still taken, so that later ones stay the same as Kafka Streams').
+   * `topicSettings`: Repartitioned's partition count and partitioner for the topic.
    */
   addRepartition(
     parent: string,
