@@ -60,6 +60,11 @@ export type {
 } from './processor/processor.ts';
 export { ContextualProcessor } from './processor/processor.ts';
 export { FixedKeyRecord, type Headers, Record } from './processor/record.ts';
+export type {
+  PartitionerResult,
+  StreamPartitioner,
+  StreamPartitionerFunction,
+} from './processor/stream-partitioner.ts';
 export type { TaskId } from './processor/task-id.ts';
 export {
   type ConsumerRecord,

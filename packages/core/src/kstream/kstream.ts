@@ -1,6 +1,8 @@
 import { TopologyError } from '../errors.ts';
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
+import { sinkPartitioner } from '../processor/internals/sink-partitioner.ts';
 import type { FixedKeyProcessorSupplier, ProcessorSupplier } from '../processor/processor.ts';
+import { checkStreamPartitioner, type StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { TopicNameExtractor } from '../processor/topic-name-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { BranchedKStream } from './branched-kstream.ts';
@@ -19,6 +21,7 @@ import {
   SelectKeyProcessor,
 } from './internals/kstream-processors.ts';
 import { TableSourceProcessor } from './internals/ktable-processors.ts';
+import { addUserRepartition } from './internals/repartitioned.ts';
 import type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.ts';
 import type { JoinWindows } from './join-windows.ts';
 import type { KeyValue } from './key-value.ts';
@@ -202,9 +205,10 @@ export class KStream<K, V> {
     );
   }
 
-  /** Writes to a topic, or to the topic `extractor` picks per record. */
+  /** Writes to a topic, or to the topic `extractor` picks per record (partitions: Produced.streamPartitioner). */
   to(topic: string | TopicNameExtractor<K, V>, produced: Produced<K, V> = {}): void {
     const name = this.builder.nameOr(produced.name, 'KSTREAM-SINK-');
+    checkStreamPartitioner(produced.streamPartitioner, `sink ${name}`);
     this.builder.topology.addSink(
       name,
       topic as string | TopicNameExtractor<unknown, unknown>,
@@ -213,23 +217,21 @@ export class KStream<K, V> {
         keySerde: (produced.keySerde ?? this.keySerde) as AnySerde | undefined,
         valueSerde: (produced.valueSerde ?? this.valueSerde) as AnySerde | undefined,
       },
+      sinkPartitioner(produced.streamPartitioner as StreamPartitioner<unknown, unknown> | undefined, name),
     );
   }
 
   /**
-   * Through a repartition topic `<applicationId>-<name>-repartition`, partitioned by the current key.
-   * Records with a null key are dropped before the topic, as in Kafka Streams (KIP-962 keeps them
-   * only for a left or outer join downstream, which kstreams does not have yet).
+   * Through a repartition topic `<applicationId>-<name>-repartition`, partitioned by the current key
+   * or the Repartitioned's streamPartitioner, with its numberOfPartitions if given. Records with a
+   * null key are dropped before the topic, as in Kafka Streams.
    */
   repartition(repartitioned: Repartitioned<K, V> = {}): KStream<K, V> {
-    const keySerde = repartitioned.keySerde ?? this.keySerde;
-    const valueSerde = repartitioned.valueSerde ?? this.valueSerde;
-    const base = this.builder.nameOr(repartitioned.name, 'KSTREAM-REPARTITION-');
-    const source = this.builder.addRepartition(
+    const { source, keySerde, valueSerde } = addUserRepartition(
+      this.builder,
       this.nodeName,
-      base,
-      { keySerde: keySerde as AnySerde | undefined, valueSerde: valueSerde as AnySerde | undefined },
-      true,
+      repartitioned,
+      this,
     );
     return new KStream<K, V>(this.builder, source, keySerde, valueSerde, false);
   }

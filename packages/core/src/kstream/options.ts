@@ -1,4 +1,5 @@
 import type { AutoOffsetResetLike } from '../processor/auto-offset-reset.ts';
+import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { TimestampExtractorLike } from '../processor/timestamp-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 
@@ -27,6 +28,11 @@ export interface Consumed<K, V> extends Named {
 export interface Produced<K, V> extends Named {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
+  /**
+   * Kafka Streams' Produced.withStreamPartitioner: the partition(s) of the topic each record is
+   * written to (default: murmur2 of the key bytes, as Java's producer).
+   */
+  streamPartitioner?: StreamPartitioner<K, V>;
 }
 
 /**
@@ -38,10 +44,21 @@ export interface Grouped<K, V> extends Named {
   valueSerde?: Serde<V>;
 }
 
-/** An explicit repartition topic `<applicationId>-<name>-repartition`. */
+/**
+ * An explicit repartition topic (Kafka Streams' Repartitioned, KIP-221): `name` (withName) names it
+ * `<applicationId>-<name>-repartition` and its nodes `<name>-repartition-sink`, `-filter`,
+ * `-source`; `keySerde`/`valueSerde` (withKeySerde/withValueSerde) write and read it.
+ */
 export interface Repartitioned<K, V> extends Named {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
+  /**
+   * withNumberOfPartitions: the topic is created with this many partitions, rather than the count
+   * of the sub-topology that writes it; a join's other inputs must then have the same count.
+   */
+  numberOfPartitions?: number;
+  /** withStreamPartitioner: the partition(s) each record is written to (default: murmur2 of the key). */
+  streamPartitioner?: StreamPartitioner<K, V>;
 }
 
 /**

@@ -6,8 +6,10 @@ import {
   InternalTopologyBuilder,
   type SubtopologyInfo,
 } from './internals/internal-topology-builder.ts';
+import { sinkPartitioner } from './internals/sink-partitioner.ts';
 import type { ProcessorSupplier } from './processor.ts';
 import { sourceSettings } from './source-settings.ts';
+import { checkStreamPartitioner, type StreamPartitioner } from './stream-partitioner.ts';
 import type { TimestampExtractorLike } from './timestamp-extractor.ts';
 import type { TopicNameExtractor } from './topic-name-extractor.ts';
 import { describeTopology, type TopologyDescription } from './topology-description.ts';
@@ -24,6 +26,8 @@ export interface SourceOptions<K, V> {
 export interface SinkOptions<K, V> {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
+  /** Kafka Streams' addSink(..., StreamPartitioner, ...): the partition(s) each record goes to. */
+  streamPartitioner?: StreamPartitioner<K, V>;
 }
 
 /**
@@ -66,10 +70,17 @@ export class Topology {
     options: SinkOptions<K, V> | undefined,
     ...parentNames: string[]
   ): this {
-    this.internalBuilder.addSink(name, topic as string | TopicNameExtractor<unknown, unknown>, parentNames, {
-      keySerde: options?.keySerde as AnySerde | undefined,
-      valueSerde: options?.valueSerde as AnySerde | undefined,
-    });
+    checkStreamPartitioner(options?.streamPartitioner, `sink ${name}`);
+    this.internalBuilder.addSink(
+      name,
+      topic as string | TopicNameExtractor<unknown, unknown>,
+      parentNames,
+      {
+        keySerde: options?.keySerde as AnySerde | undefined,
+        valueSerde: options?.valueSerde as AnySerde | undefined,
+      },
+      sinkPartitioner(options?.streamPartitioner as StreamPartitioner<unknown, unknown> | undefined, name),
+    );
     return this;
   }
 

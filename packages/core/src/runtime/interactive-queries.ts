@@ -9,13 +9,13 @@ import {
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
-import { partitionForKey } from '../processor/internals/partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { type ReadOnlySessionStore, readOnlySessionStore } from '../state/session-store.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StoreBuilder, StoreType } from '../state/store-builder.ts';
 import type { ReadOnlyWindowStore, WindowStoreEntry } from '../state/window-store.ts';
+import { type KeyRouting, partitionOfKey } from './key-partition.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
 export interface ReadOnlyKeyValueStore<K, V> {
@@ -194,23 +194,26 @@ const MEMBERS_TTL_MS = 1_000;
 
 export class KeyQueryResolver {
   private members?: { at: number; list: Awaited<ReturnType<StreamsAdmin['groupMembers']>> };
-  private widths = new Map<number, number>();
+  private widths = new Map<number, { topic: string; width: number }>();
 
   constructor(private readonly deps: QueryDeps) {}
 
-  async metadataForKey<K>(storeName: string, key: K, keySerde: Serde<K>): Promise<KeyQueryMetadata> {
+  async metadataForKey<K>(storeName: string, key: K, routing: KeyRouting<K>): Promise<KeyQueryMetadata> {
     storeSerdes(this.deps, storeName);
     const sub = this.deps.topology
       .subtopologies(this.deps.config.applicationId)
       .find((s) => s.stores.some((st) => st.name === storeName))!;
-    let width = this.widths.get(sub.id);
-    if (width === undefined) {
+    let widest = this.widths.get(sub.id);
+    if (widest === undefined) {
       const counts = await this.deps.admin.partitionCounts(sub.sourceTopics);
-      width = Math.max(0, ...counts.values());
-      if (width === 0) throw new StreamsError(`The source topics of store '${storeName}' do not exist yet`);
-      this.widths.set(sub.id, width);
+      // Kafka Streams' SourceTopicsInfo: the partitioner is told the topic with the most partitions.
+      widest = { topic: '', width: 0 };
+      for (const [topic, width] of counts) if (width > widest.width) widest = { topic, width };
+      if (widest.width === 0)
+        throw new StreamsError(`The source topics of store '${storeName}' do not exist yet`);
+      this.widths.set(sub.id, widest);
     }
-    const partition = partitionForKey(keySerde.serialize(key), width);
+    const partition = partitionOfKey(key, routing, widest.topic, widest.width, storeName);
     const taskId = `${sub.id}_${partition}`;
     const local = this.deps.tasks().some((t) => t.id === taskId);
     if (local) return { partition, taskId, local, host: this.deps.config.applicationServer };

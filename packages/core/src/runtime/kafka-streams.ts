@@ -13,6 +13,7 @@ import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { GlobalStreamThread } from './global-stream-thread.ts';
@@ -178,9 +179,17 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     return readOnlyStore(this.queries, storeName);
   }
 
-  /** Which partition holds `key` in the store, and which instance (`applicationServer`) runs it. */
-  queryMetadataForKey<K>(storeName: string, key: K, keySerde: Serde<K>): Promise<KeyQueryMetadata> {
-    return this.keyResolver.metadataForKey(storeName, key, keySerde);
+  /**
+   * Which partition holds `key` in the store, and which instance (`applicationServer`) runs it: the
+   * key serde routes as the default partitioner does, a StreamPartitioner as the app wrote the key
+   * (Kafka Streams' two queryMetadataForKey overloads).
+   */
+  queryMetadataForKey<K>(
+    storeName: string,
+    key: K,
+    keySerdeOrPartitioner: Serde<K> | StreamPartitioner<K, unknown>,
+  ): Promise<KeyQueryMetadata> {
+    return this.keyResolver.metadataForKey(storeName, key, keySerdeOrPartitioner);
   }
 
   get state(): KafkaStreamsState {

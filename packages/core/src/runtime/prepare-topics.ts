@@ -5,7 +5,7 @@ import { StreamsError } from '../errors.ts';
 import type { InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
 import { principalOf, toAuthorizationError } from '../kafka/authorization.ts';
 import { MISSING_TOPIC_GRACE_MS } from '../kafka/new-topics.ts';
-import { enforceCopartitioning } from '../processor/internals/copartition.ts';
+import { planRepartitionCounts } from '../processor/internals/copartition.ts';
 import type { Topology } from '../processor/topology.ts';
 
 const ONE_DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,25 +44,11 @@ export async function prepareTopics(
         '(kstreams creates only its internal topics); on a cluster with ACLs, allow its user Describe on them.',
     );
   }
-  // A repartition topic gets as many partitions as the sub-topology that writes it reads.
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const s of subs) {
-      const widths = s.sourceTopics.map((t) => counts.get(t));
-      if (widths.some((w) => w === undefined)) continue;
-      const width = Math.max(...(widths as number[]));
-      for (const r of s.repartitionSinkTopics) {
-        if (counts.get(r) !== width && !counts.has(r)) {
-          counts.set(r, width);
-          changed = true;
-        }
-      }
-    }
-  }
-  // A join's inputs: equal source topic counts, and its repartition topics made to match them.
-  enforceCopartitioning(topology.internalBuilder.copartitionGroups(config.applicationId), counts, (topic) =>
-    internal.has(topic),
-  );
+  // Repartition topics: Repartitioned's count, else that of the sub-topology writing them; joins agree.
+  const b = topology.internalBuilder;
+  const appId = config.applicationId;
+  const fixed = new Map([...b.fixedPartitionCounts].map(([t, n]) => [b.resolveTopic(appId, t), n]));
+  planRepartitionCounts(subs, counts, fixed, b.copartitionGroups(appId), (t) => internal.has(t));
   const specs: InternalTopicSpec[] = [];
   for (const s of subs) {
     const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));

@@ -109,6 +109,7 @@ export class TaskRuntime {
       errorHandling: {
         handlers: config.exceptionHandlers,
         maxRecordBytes: config.producer.maxRequestSize,
+        partitionCountOf: (topic) => deps.admin.partitionCountOf(topic),
         onDropped: (_kind, deadLettered) => {
           metrics.skippedRecords++;
           if (deadLettered) metrics.deadLetterRecords++;

@@ -113,7 +113,12 @@ export class TopologyTestDriver implements TopicDriver {
         threadCache,
         defaultTimestampExtractor,
         ...defaultSerdes,
-        errorHandling: { handlers, maxRecordBytes: config.maxRequestSize ?? 1_048_576 },
+        // Every topic has one partition here, as in Java's TopologyTestDriver.
+        errorHandling: {
+          handlers,
+          maxRecordBytes: config.maxRequestSize ?? 1_048_576,
+          partitionCountOf: () => 1,
+        },
         ...(config.logger === undefined ? {} : { logger: config.logger }),
       });
       this.tasks.push(task);

@@ -14,6 +14,7 @@ import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
 import { lateInputScenarios } from './scenarios-late-input.ts';
+import { partitionerScenarios, partitionerTopologies } from './scenarios-partitioners.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
 
@@ -171,7 +172,8 @@ export function ourTopology(name: string): Topology {
     joinFkTopologies[name] ??
     joinStreamTopologies[name] ??
     cacheTopologies[name] ??
-    eventTimeTopologies[name];
+    eventTimeTopologies[name] ??
+    partitionerTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -380,4 +382,5 @@ export const scenarios: Scenario[] = [
   ...cacheScenarios,
   ...lateInputScenarios,
   ...eventTimeScenarios,
+  ...partitionerScenarios,
 ];

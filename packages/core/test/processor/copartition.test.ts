@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { TopologyError } from '../../src/errors.ts';
 import { StreamsBuilder } from '../../src/kstream/index.ts';
-import { enforceCopartitioning } from '../../src/processor/internals/copartition.ts';
+import { enforceCopartitioning, planRepartitionCounts } from '../../src/processor/internals/copartition.ts';
 
 const isRepartition = (topic: string) => topic.endsWith('-repartition');
 
@@ -66,5 +66,69 @@ describe('co-partition groups of the DSL', () => {
     expect(topology.internalBuilder.copartitionGroups('app')).toEqual([
       ['app-by-customer-repartition', 'customers'],
     ]);
+  });
+});
+
+describe('planRepartitionCounts with Repartitioned.numberOfPartitions', () => {
+  const subs = [
+    { sourceTopics: ['orders'], repartitionSinkTopics: ['app-fixed-repartition', 'app-free-repartition'] },
+    { sourceTopics: ['app-fixed-repartition'], repartitionSinkTopics: ['app-next-repartition'] },
+  ];
+
+  it('gives a fixed topic its own count, and the topics it feeds that count', () => {
+    const counts = new Map([['orders', 2]]);
+    planRepartitionCounts(subs, counts, new Map([['app-fixed-repartition', 3]]), [], isRepartition);
+    expect(Object.fromEntries(counts)).toEqual({
+      orders: 2,
+      'app-fixed-repartition': 3,
+      'app-free-repartition': 2,
+      'app-next-repartition': 3,
+    });
+  });
+
+  it('keeps a fixed count in a join group of repartition topics and gives it to the others', () => {
+    const counts = new Map([['orders', 2]]);
+    planRepartitionCounts(
+      subs,
+      counts,
+      new Map([['app-fixed-repartition', 3]]),
+      [['app-fixed-repartition', 'app-free-repartition']],
+      isRepartition,
+    );
+    expect([counts.get('app-fixed-repartition'), counts.get('app-free-repartition')]).toEqual([3, 3]);
+  });
+
+  it('fails as Kafka Streams does when a fixed count differs from the group’s source topics', () => {
+    const counts = new Map([
+      ['orders', 2],
+      ['customers', 2],
+    ]);
+    expect(() =>
+      planRepartitionCounts(
+        subs,
+        counts,
+        new Map([['app-fixed-repartition', 3]]),
+        [['app-fixed-repartition', 'customers']],
+        isRepartition,
+      ),
+    ).toThrow(
+      "Number of partitions [3] of repartition topic [app-fixed-repartition] doesn't match number of partitions [2] of the source topic",
+    );
+  });
+
+  it('fails when two fixed topics of a group differ', () => {
+    const counts = new Map([['orders', 2]]);
+    expect(() =>
+      planRepartitionCounts(
+        subs,
+        counts,
+        new Map([
+          ['app-fixed-repartition', 3],
+          ['app-free-repartition', 4],
+        ]),
+        [['app-fixed-repartition', 'app-free-repartition']],
+        isRepartition,
+      ),
+    ).toThrow(/Following topics do not have the same number of partitions/);
   });
 });

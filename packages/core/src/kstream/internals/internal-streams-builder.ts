@@ -4,6 +4,7 @@ import {
   type AnySerde,
   InternalTopologyBuilder,
   type SerdeWrapper,
+  type SinkPartitioner,
 } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import { type StoreBuilder, Stores, timestampedKeyValueStoreBuilder } from '../../state/store-builder.ts';
@@ -73,11 +74,13 @@ export class InternalStreamsBuilder {
    * Adds sink -> `<name>-repartition` -> source and returns the source's name. `dropNullKeys` adds
    * a filter in front: as in Kafka Streams, a record with a null key never reaches a repartition
    * topic (KIP-962 keeps them only where a left or outer join follows: the joins pass false).
-   * KTable.groupBy passes false: its mapper already skips them. `join`: a join's repartition as
-   * Kafka Streams builds it (createRepartitionedSource), so that describe() shows the same nodes:
+   * KTable.groupBy passes false: its mapper already skips them. `join`: a join's or
+   * KStream.repartition's topic as Kafka Streams builds it (createRepartitionedSource), so that
+   * describe() shows the same nodes:
    * always a filter (passing null keys on for a left or outer join), and, when the topic's name is
    * the user's rather than a generated node name, nodes `<topic>-sink`, `-filter` and `-source`
    * (the generated names are still taken, so that later ones stay the same as Kafka Streams').
+   * `topicSettings`: Repartitioned's partition count and partitioner for the topic.
    */
   addRepartition(
     parent: string,
@@ -89,6 +92,7 @@ export class InternalStreamsBuilder {
     },
     dropNullKeys: boolean | (() => boolean),
     join = false,
+    topicSettings: RepartitionTopicSettings = {},
   ): string {
     const topic = `${topicBase}-repartition`;
     let sinkName = this.newProcessorName('KSTREAM-SINK-');
@@ -112,7 +116,9 @@ export class InternalStreamsBuilder {
       );
     }
     this.topology.addInternalTopic(topic);
-    this.topology.addSink(sinkName, topic, [upstream], serdes);
+    if (topicSettings.numberOfPartitions !== undefined)
+      this.topology.fixedPartitionCounts.set(topic, topicSettings.numberOfPartitions);
+    this.topology.addSink(sinkName, topic, [upstream], serdes, topicSettings.partitioner);
     this.topology.addSource(sourceName, [topic], serdes);
     return sourceName;
   }
@@ -156,4 +162,10 @@ export interface JoinRepartition {
   readonly source: string;
   /** Read when the tasks are built, after every join had its say. */
   readonly filter: { dropNullKeys: boolean };
+}
+
+/** What Repartitioned sets on its topic: a partition count of its own, a StreamPartitioner. */
+export interface RepartitionTopicSettings {
+  readonly numberOfPartitions?: number | undefined;
+  readonly partitioner?: SinkPartitioner | undefined;
 }

@@ -17,7 +17,12 @@ import {
   type ResolvedExceptionHandlers,
 } from '../exception-handlers.ts';
 import type { Record } from '../record.ts';
-import { type RecordCollector, type SinkSerdes, sendSerialized } from './record-collector.ts';
+import {
+  type PartitionCountOf,
+  type RecordCollector,
+  type SinkSerdes,
+  sendSerialized,
+} from './record-collector.ts';
 import { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord, OutputRecord } from './records.ts';
 
@@ -40,6 +45,8 @@ export interface ErrorHandlingOptions {
   onDropped?: (kind: FailureKind, deadLettered: boolean) => void;
   /** A sink record larger than this is a RecordTooLargeError (producer.maxRequestSize). */
   maxRecordBytes?: number;
+  /** Topics' partition counts, for a sink's StreamPartitioner (the test driver: 1, as Java's). */
+  partitionCountOf?: PartitionCountOf;
 }
 
 const isJudged = (e: unknown): boolean =>
@@ -129,19 +136,24 @@ export class TaskExceptionHandling {
     });
   }
 
-  /** A sink's send: serialization errors and too-large records go to the production handler. */
+  /**
+   * A sink's send: serialization errors and too-large records go to the production handler.
+   * Returns false when the sink's partitioner chose no partition (KIP-837: the record is dropped).
+   */
   send(
     sink: SinkSerdes,
     topic: string,
     record: Record<unknown, unknown>,
     input: InputRecord | undefined,
-  ): void {
+  ): boolean {
     try {
-      sendSerialized(this.collector, sink, topic, record, this.options.maxRecordBytes);
+      const { maxRecordBytes, partitionCountOf } = this.options;
+      return sendSerialized(this.collector, sink, topic, record, maxRecordBytes, partitionCountOf) > 0;
     } catch (error) {
       if (!(error instanceof SerializationError || error instanceof RecordTooLargeError)) throw error;
       const { key, value, timestamp, headers } = record;
       if (!this.production(error, sink.name, input, { topic, key, value, timestamp, headers })) throw error;
+      return true;
     }
   }
 

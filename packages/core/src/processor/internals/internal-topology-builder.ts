@@ -5,6 +5,7 @@ import type { AutoOffsetReset } from '../auto-offset-reset.ts';
 import type { Processor } from '../processor.ts';
 import type { TimestampExtractor } from '../timestamp-extractor.ts';
 import type { TopicNameExtractor } from '../topic-name-extractor.ts';
+import type { SinkPartitioner } from './sink-partitioner.ts';
 import { checkGraph } from './topology-checks.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the graph stores processors of every record type
@@ -12,11 +13,7 @@ export type AnyProcessor = Processor<any, any, any, any>;
 export type AnySerde = Serde<unknown>;
 /** Wraps the resolved serde, e.g. to carry a KTable's old and new value through a topic. */
 export type SerdeWrapper = (inner: AnySerde) => AnySerde;
-/**
- * Picks a record's partition at a sink from the record itself (undefined: murmur2 of the key
- * bytes); the foreign-key join sends each response back to the partition its request came from.
- */
-export type SinkPartitioner = (key: unknown, value: unknown) => number | undefined;
+export type { SinkPartitioner };
 
 interface NodeBase {
   readonly name: string;
@@ -115,6 +112,8 @@ export class InternalTopologyBuilder {
   private readonly cachedStores = new Set<string>();
   /** Raw names (`<name>-repartition`) of topics that get the application id as prefix. */
   private readonly internalTopics = new Set<string>();
+  /** Repartition topics with their own partition count (Repartitioned.withNumberOfPartitions), by name. */
+  readonly fixedPartitionCounts = new Map<string, number>();
   private nextOrder = 0;
   private groups: SubtopologyNodes[] | undefined;
   /** Nodes and stores of global tables: in no sub-topology (no tasks), run by the global thread. */

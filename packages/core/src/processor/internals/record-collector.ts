@@ -1,7 +1,7 @@
 // Kafka Streams' RecordCollector: how a task's output leaves it. A sink serializes through here;
 // the runtime's collector buffers until a flush hands the records to a producer (kafka/producers.ts
 // sends them); the test driver's collector captures them instead.
-import { RecordTooLargeError, SerializationError } from '../../errors.ts';
+import { RecordTooLargeError, SerializationError, StreamsError } from '../../errors.ts';
 import type { Headers, Record } from '../record.ts';
 import type { AnySerde, SinkPartitioner } from './internal-topology-builder.ts';
 import { MAX_BATCH_BYTES, OutputBatch } from './output-batch.ts';
@@ -22,7 +22,9 @@ export interface SinkSerdes {
 /**
  * Serializes a record at a sink and hands it to the collector; a serde failure names the sink. A
  * record over `maxRecordBytes` (Java's estimate: record batch and record overhead, key, value,
- * headers) is a RecordTooLargeError here, before it reaches a producer.
+ * headers) is a RecordTooLargeError here, before it reaches a producer. A sink's partitioner may
+ * send it to several partitions (KIP-837 multicast) or to none: returns how many were sent, so
+ * that the task counts a record sent nowhere as dropped.
  */
 export function sendSerialized(
   collector: RecordCollector,
@@ -30,7 +32,8 @@ export function sendSerialized(
   topic: string,
   record: Record<unknown, unknown>,
   maxRecordBytes = Number.POSITIVE_INFINITY,
-): void {
+  partitionCountOf: PartitionCountOf = () => undefined,
+): number {
   let key: Buffer | null = null;
   let value: Buffer | null = null;
   let part: 'key' | 'value' = 'key';
@@ -46,15 +49,27 @@ export function sendSerialized(
     const size = estimatedSize(key, value, record.headers);
     if (size > maxRecordBytes) throw new RecordTooLargeError(topic, sink.name, size, maxRecordBytes);
   }
-  const partition = sink.partitioner?.(record.key, record.value);
-  collector.send({
-    topic,
-    key,
-    value,
-    timestamp: record.timestamp,
-    headers: record.headers,
-    ...(partition === undefined ? {} : { partition }),
+  const chosen = sink.partitioner?.(record.key, record.value, topic, () => {
+    const width = partitionCountOf(topic);
+    if (width !== undefined) return width;
+    // Java's producer would block on the topic's metadata here; kstreams reads it at start.
+    throw new StreamsError(
+      `Sink ${sink.name} has a StreamPartitioner, but the partition count of topic ${topic} is not ` +
+        'known: create the topic before the application starts (kstreams reads the counts of its sink topics then)',
+    );
   });
+  const partitions = chosen === undefined ? [undefined] : typeof chosen === 'number' ? [chosen] : chosen;
+  for (const partition of partitions) {
+    collector.send({
+      topic,
+      key,
+      value,
+      timestamp: record.timestamp,
+      headers: record.headers,
+      ...(partition === undefined ? {} : { partition }),
+    });
+  }
+  return partitions.length;
 }
 
 /** Kafka's record batch header (61 bytes) and a record's worst-case varint overhead (21). */

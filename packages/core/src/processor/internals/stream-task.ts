@@ -300,7 +300,9 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   sendFromSink(sink: SinkRuntimeNode, record: Record<unknown, unknown>): void {
     const current = this.currentRecord;
-    this.errors.send(sink, sink.topicOf(record, current), record, current);
+    // KIP-837: a partitioner that chose no partition drops the record, as an operator would.
+    if (!this.errors.send(sink, sink.topicOf(record, current), record, current))
+      this.recordDropped(sink, 'the StreamPartitioner chose no partition');
   }
 
   stateStore(node: RuntimeNodeRef, name: string): StateStore {
