@@ -248,7 +248,8 @@ public final class Differential {
             || foreignKeyJoins(builder, name)
             || StreamJoins.build(builder, name)
             || CachedTopologies.build(builder, name)
-            || EventTimeTopologies.build(builder, name)) break;
+            || EventTimeTopologies.build(builder, name)
+            || CogroupTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();

@@ -9,6 +9,7 @@ import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
 import { cacheScenarios, cacheTopologies } from './scenarios-cache.ts';
+import { cogroupScenarios, cogroupTopologies } from './scenarios-cogroup.ts';
 import { eventTimeScenarios, eventTimeTopologies } from './scenarios-event-time.ts';
 import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
@@ -171,7 +172,8 @@ export function ourTopology(name: string): Topology {
     joinFkTopologies[name] ??
     joinStreamTopologies[name] ??
     cacheTopologies[name] ??
-    eventTimeTopologies[name];
+    eventTimeTopologies[name] ??
+    cogroupTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -380,4 +382,5 @@ export const scenarios: Scenario[] = [
   ...cacheScenarios,
   ...lateInputScenarios,
   ...eventTimeScenarios,
+  ...cogroupScenarios,
 ];
