@@ -15,6 +15,7 @@ import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
 import { lateInputScenarios } from './scenarios-late-input.ts';
+import { patternScenarios, patternTopologies } from './scenarios-pattern.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
 
@@ -173,7 +174,8 @@ export function ourTopology(name: string): Topology {
     joinStreamTopologies[name] ??
     cacheTopologies[name] ??
     eventTimeTopologies[name] ??
-    cogroupTopologies[name];
+    cogroupTopologies[name] ??
+    patternTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -383,4 +385,5 @@ export const scenarios: Scenario[] = [
   ...lateInputScenarios,
   ...eventTimeScenarios,
   ...cogroupScenarios,
+  ...patternScenarios,
 ];

@@ -5,6 +5,7 @@ import type { AutoOffsetReset } from '../auto-offset-reset.ts';
 import type { Processor } from '../processor.ts';
 import type { TimestampExtractor } from '../timestamp-extractor.ts';
 import type { TopicNameExtractor } from '../topic-name-extractor.ts';
+import { PatternSources } from './pattern-sources.ts';
 import { groupSubtopologies, upstreamSourceTopics } from './subtopology-grouping.ts';
 import { checkGraph } from './topology-checks.ts';
 
@@ -27,7 +28,10 @@ interface NodeBase {
 
 export interface SourceNodeDef extends NodeBase {
   readonly kind: 'source';
+  /** A pattern source's: the matching topics found so far (see matchPatternTopics). */
   readonly topics: readonly string[];
+  /** Kafka Streams' addSource(Pattern): the source reads every topic whose whole name matches. */
+  readonly pattern?: RegExp | undefined;
   readonly keySerde: AnySerde | undefined;
   readonly valueSerde: AnySerde | undefined;
   readonly valueSerdeWrapper: SerdeWrapper | undefined;
@@ -123,39 +127,66 @@ export class InternalTopologyBuilder {
   private readonly globalStores = new Set<string>();
   /** Node names whose source topics must be co-partitioned (the inputs of a join). */
   private readonly copartitionNodeGroups: string[][] = [];
+  private readonly patternSources = new PatternSources();
 
   addSource(
     name: string,
-    topics: readonly string[],
+    topics: readonly string[] | RegExp,
     serdes: SerdeOptions = {},
     settings: SourceSettings = {},
   ): void {
     this.requireNewName(name);
-    if (topics.length === 0) throw new TopologyError(`Source ${name} must read at least one topic`);
-    for (const topic of topics) {
-      if (typeof topic !== 'string' || topic.length === 0) {
-        throw new TopologyError(`Source ${name} has an empty topic name`);
-      }
-      const owner = this.topicToSource.get(topic);
-      if (owner !== undefined || topics.indexOf(topic) !== topics.lastIndexOf(topic)) {
-        throw new TopologyError(
-          `Topic '${topic}' is already read by source ${owner ?? name}; read each topic with one source ` +
-            `(use one stream() and share the KStream, or merge()).`,
-        );
+    if (topics instanceof RegExp) {
+      this.patternSources.add(name, topics, this.topicToSource.keys());
+    } else {
+      if (topics.length === 0) throw new TopologyError(`Source ${name} must read at least one topic`);
+      for (const topic of topics) {
+        if (typeof topic !== 'string' || topic.length === 0) {
+          throw new TopologyError(`Source ${name} has an empty topic name`);
+        }
+        const owner = this.topicToSource.get(topic);
+        if (owner !== undefined || topics.indexOf(topic) !== topics.lastIndexOf(topic)) {
+          throw new TopologyError(
+            `Topic '${topic}' is already read by source ${owner ?? name}; read each topic with one source ` +
+              `(use one stream() and share the KStream, or merge()).`,
+          );
+        }
+        this.patternSources.requireUnmatched(name, topic);
       }
     }
     this.addNode({
       kind: 'source',
       name,
       order: this.nextOrder,
-      topics: [...topics],
+      topics: topics instanceof RegExp ? [] : [...topics],
+      pattern: topics instanceof RegExp ? topics : undefined,
       keySerde: serdes.keySerde,
       valueSerde: serdes.valueSerde,
       valueSerdeWrapper: serdes.valueSerdeWrapper,
       timestampExtractor: settings.timestampExtractor,
       offsetResetPolicy: settings.offsetResetPolicy,
     });
-    for (const topic of topics) this.topicToSource.set(topic, name);
+    if (!(topics instanceof RegExp)) for (const topic of topics) this.topicToSource.set(topic, name);
+  }
+
+  /** Whether a source reads topics by pattern (the runtime then refreshes its topics). */
+  hasPatternSources(): boolean {
+    return this.patternSources.size > 0;
+  }
+
+  /**
+   * Adds each topic that a pattern source matches, and no source reads yet, to that source's
+   * topics (Kafka Streams' updateSubscribedTopics); returns the topics added.
+   */
+  matchPatternTopics(topicNames: Iterable<string>): string[] {
+    const found = this.patternSources.match(topicNames, (topic) => this.topicToSource.has(topic));
+    for (const [source, topic] of found) {
+      const node = this.nodes.get(source) as SourceNodeDef;
+      this.nodes.set(source, { ...node, topics: [...node.topics, topic] });
+      this.topicToSource.set(topic, source);
+    }
+    if (found.length > 0) this.groups = undefined;
+    return found.map(([, topic]) => topic);
   }
 
   addProcessor(name: string, supplier: () => AnyProcessor, parents: readonly string[]): void {
