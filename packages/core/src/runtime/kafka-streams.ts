@@ -7,13 +7,12 @@ import type { Registry } from 'prom-client';
 import { checkStateDir } from '../config/state-dir.ts';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
 import { AuthenticationError, BrokerUnreachableError, StreamsError } from '../errors.ts';
-import { type InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
-import { principalOf, toAuthorizationError } from '../kafka/authorization.ts';
+import { StreamsAdmin } from '../kafka/admin.ts';
+import { toAuthorizationError } from '../kafka/authorization.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
-import { enforceCopartitioning } from '../processor/internals/copartition.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { GlobalStreamThread } from './global-stream-thread.ts';
@@ -30,6 +29,8 @@ import {
 } from './interactive-queries.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
+import { PatternTopicRefresh } from './pattern-refresh.ts';
+import { prepareTopics } from './prepare-topics.ts';
 import { StreamThread } from './stream-thread.ts';
 
 export interface StreamsMetadata {
@@ -39,7 +40,6 @@ export interface StreamsMetadata {
 
 /** Kafka Streams' application states. */
 
-const ONE_DAY_MS = 24 * 60 * 60 * 1000;
 export type KafkaStreamsState =
   | 'CREATED'
   | 'REBALANCING'
@@ -81,6 +81,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private thread?: StreamThread;
   /** Keeps the global stores (GlobalKTables), if the topology has any. */
   private globalThread?: GlobalStreamThread;
+  /** Pattern sources: lists the cluster's topics every metadataMaxAgeMs (undefined without them). */
+  private patternRefresh?: PatternTopicRefresh;
   private currentState: KafkaStreamsState = 'CREATED';
   private uncaughtHandler: StreamsUncaughtExceptionHandler = () => 'SHUTDOWN_CLIENT';
   private restoreListener?: StateRestoreListener;
@@ -236,9 +238,21 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
           error
         );
       });
-      await this.prepareTopics();
+      if (this.topology.internalBuilder.hasPatternSources()) {
+        this.patternRefresh = new PatternTopicRefresh({
+          builder: this.topology.internalBuilder,
+          applicationId: this.config.applicationId,
+          listTopics: () => this.admin.listTopics(),
+          intervalMs: this.config.metadataMaxAgeMs,
+          logger: this.logger,
+          onNewTopics: () => this.restartForNewTopics(),
+        });
+        await this.patternRefresh.matchNow();
+      }
+      await prepareTopics(this.topology, this.config, this.admin);
       await this.startGlobalThread();
       await this.startThread();
+      this.patternRefresh?.start();
     } catch (error) {
       this.lastError = error as Error;
       this.setState('PENDING_ERROR');
@@ -312,7 +326,27 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.shutDownOnError(error);
   }
 
+  /**
+   * New topics joined a pattern source: the stream thread is replaced (it commits and closes its
+   * tasks), and the new one subscribes to them too; the group's next assignment includes them.
+   */
+  private async restartForNewTopics(): Promise<void> {
+    const thread = this.thread;
+    if (thread === undefined || this.closing) return;
+    try {
+      await prepareTopics(this.topology, this.config, this.admin);
+      this.thread = undefined;
+      await thread.stop();
+      if (this.closing) return;
+      this.setState('REBALANCING');
+      await this.startThread();
+    } catch (error) {
+      if (!this.closing) this.shutDownOnError(error as Error);
+    }
+  }
+
   private shutDownOnError(error: Error): void {
+    this.patternRefresh?.stop();
     this.lastError = error;
     this.setState('PENDING_ERROR');
     this.closing = (async () => {
@@ -326,93 +360,6 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
-  /**
-   * Creates the internal topics with their sub-topology's partition count, after checking that
-   * every source and sink topic exists (auto-creation is off on well-run clusters, and a missing
-   * topic would otherwise show up as a silent hang).
-   */
-  private async prepareTopics(): Promise<void> {
-    const subs = this.topology.subtopologies(this.config.applicationId);
-    const internal = new Set(subs.flatMap((s) => s.repartitionSourceTopics));
-    const dlq = this.config.exceptionHandlers.deadLetterQueueTopic;
-    const globalTopics = this.topology.internalBuilder.globalSourceTopics();
-    const external = [
-      ...new Set(
-        [...subs.flatMap((s) => [...s.sourceTopics, ...s.sinkTopics]), ...globalTopics].filter(
-          (t) => !internal.has(t),
-        ),
-      ),
-      ...(dlq === undefined ? [] : [dlq]),
-    ];
-    const counts = await this.admin.partitionCounts(external).catch((error: unknown) => {
-      throw (
-        toAuthorizationError(error, this.config, { topics: external, topicOperation: 'Describe' }) ?? error
-      );
-    });
-    const missing = external.filter((t) => !counts.has(t));
-    if (missing.length > 0) {
-      // Under ACLs, a topic the user may not Describe is left out of the topic list.
-      throw new StreamsError(
-        `Topics missing on the cluster (${this.config.brokers.join(',')}), or not visible to ` +
-          `${principalOf(this.config)}: ${missing.join(', ')}. Create them before starting the app ` +
-          '(kstreams creates only its internal topics); on a cluster with ACLs, allow its user Describe on them.',
-      );
-    }
-    // A repartition topic gets as many partitions as the sub-topology that writes it reads.
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (const s of subs) {
-        const widths = s.sourceTopics.map((t) => counts.get(t));
-        if (widths.some((w) => w === undefined)) continue;
-        const width = Math.max(...(widths as number[]));
-        for (const r of s.repartitionSinkTopics) {
-          if (counts.get(r) !== width && !counts.has(r)) {
-            counts.set(r, width);
-            changed = true;
-          }
-        }
-      }
-    }
-    // A join's inputs: equal source topic counts, and its repartition topics made to match them.
-    enforceCopartitioning(
-      this.topology.internalBuilder.copartitionGroups(this.config.applicationId),
-      counts,
-      (topic) => internal.has(topic),
-    );
-    const specs: InternalTopicSpec[] = [];
-    for (const s of subs) {
-      const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));
-      for (const r of s.repartitionSourceTopics) {
-        if (counts.has(r)) specs.push({ topic: r, numPartitions: counts.get(r)!, compacted: false });
-      }
-      for (const store of s.stores) {
-        if (store.changelogTopic)
-          specs.push({
-            topic: store.changelogTopic,
-            numPartitions: width,
-            // A join's window store keys every record apart (Kafka Streams sets cleanup.policy=delete).
-            compacted: store.retainDuplicates !== true,
-            // Kafka Streams' windowstore.changelog.additional.retention.ms: a day past the store's.
-            ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs + ONE_DAY_MS }),
-          });
-      }
-    }
-    const mismatched = await this.admin
-      .ensureTopics(specs, this.config.replicationFactor)
-      .catch((error: unknown) => {
-        const topics = specs.map((s) => s.topic);
-        throw toAuthorizationError(error, this.config, { topics, topicOperation: 'Create' }) ?? error;
-      });
-    if (mismatched.length > 0) {
-      throw new StreamsError(
-        `Internal topics exist with the wrong partition count: ${mismatched
-          .map((m) => `${m.topic} (want ${m.numPartitions})`)
-          .join(', ')}. They are left from an app with the same applicationId and other inputs; ` +
-          'delete them or choose another applicationId.',
-      );
-    }
-  }
-
   /** Commits, closes stores and leaves the group. Waits at most `timeoutMs`. */
   async close({ timeoutMs = 60_000 }: { timeoutMs?: number } = {}): Promise<boolean> {
     if (this.currentState === 'NOT_RUNNING' || this.currentState === 'ERROR') return true;
@@ -421,6 +368,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       return true;
     }
     this.setState('PENDING_SHUTDOWN');
+    this.patternRefresh?.stop();
     this.closing ??= (async () => {
       await this.thread?.stop();
       await this.globalThread?.stop();
