@@ -49,7 +49,8 @@ export async function prepareTopics(
     changed = false;
     for (const s of subs) {
       const widths = s.sourceTopics.map((t) => counts.get(t));
-      if (widths.some((w) => w === undefined)) continue;
+      // A pattern source with no matching topic yet: its topics come at a later refresh.
+      if (widths.length === 0 || widths.some((w) => w === undefined)) continue;
       const width = Math.max(...(widths as number[]));
       for (const r of s.repartitionSinkTopics) {
         if (counts.get(r) !== width && !counts.has(r)) {
@@ -65,6 +66,7 @@ export async function prepareTopics(
   );
   const specs: InternalTopicSpec[] = [];
   for (const s of subs) {
+    if (s.sourceTopics.length === 0) continue;
     const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));
     for (const r of s.repartitionSourceTopics) {
       if (counts.has(r)) specs.push({ topic: r, numPartitions: counts.get(r)!, compacted: false });
