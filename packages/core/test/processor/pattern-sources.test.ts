@@ -9,6 +9,8 @@ import { PassThroughProcessor } from '../../src/kstream/internals/kstream-proces
 import { InternalTopologyBuilder } from '../../src/processor/internals/internal-topology-builder.ts';
 import { wholeTopicPattern } from '../../src/processor/internals/pattern-sources.ts';
 import { PatternTopicRefresh, patternCandidates } from '../../src/runtime/pattern-refresh.ts';
+import { Serdes } from '../../src/serdes/serdes.ts';
+import { TopologyTestDriver } from '../../src/testing/index.ts';
 
 const silent = pino({ level: 'silent' });
 
@@ -63,6 +65,31 @@ describe('pattern sources', () => {
     expect(builder.build().describe().toString()).toContain(
       'Source: KSTREAM-SOURCE-0000000000 (topics: orders-.*)',
     );
+  });
+});
+
+describe('pattern sources in the TopologyTestDriver', () => {
+  it("feeds each matching topic to the source when first piped to, with the source's extractor", async () => {
+    const S = Serdes.String();
+    const b = new StreamsBuilder();
+    b.stream<string, string>(/in-.*/, { timestampExtractor: { extract: (r) => Number(r.value) } }).to('out');
+    const driver = new TopologyTestDriver(b.build(), {
+      applicationId: 'pattern',
+      defaultKeySerde: S as never,
+      defaultValueSerde: S as never,
+    });
+    try {
+      await driver.createInputTopic('in-a', S, S).pipeInput('k', '77', 5);
+      await driver.createInputTopic('in-b', S, S).pipeInput('k', '88', 5);
+      expect(() => driver.createInputTopic('other', S, S)).toThrow(/does not read topic 'other'/);
+      const out = driver.createOutputTopic('out', S, S).readRecordsToList();
+      expect(out.map((r) => [r.value, r.timestamp])).toEqual([
+        ['77', 77],
+        ['88', 88],
+      ]);
+    } finally {
+      await driver.close();
+    }
   });
 });
 

@@ -143,9 +143,15 @@ class SourcesByTopic extends Map<string, SourceRuntimeNode> {
     const pattern = this.patterns.find((p) => p.whole.test(topic));
     if (pattern === undefined) return undefined;
     const node = this.patternNodes.get(pattern.name);
-    if (node !== undefined) this.set(topic, node);
+    if (node !== undefined) {
+      this.set(topic, node);
+      this.onJoin?.(topic, node);
+    }
     return node;
   }
+
+  /** Set by the task: gives a joining topic what its source needs per topic (its timestamps). */
+  onJoin: ((topic: string, node: SourceRuntimeNode) => void) | undefined = undefined;
 
   /** Pattern sources that read no topic yet. */
   readonly patternNodes = new Map<string, SourceRuntimeNode>();
