@@ -249,7 +249,9 @@ public final class Differential {
             || StreamJoins.build(builder, name)
             || CachedTopologies.build(builder, name)
             || EventTimeTopologies.build(builder, name)
-            || PartitionerTopologies.build(builder, name)) break;
+            || PartitionerTopologies.build(builder, name)
+            || CogroupTopologies.build(builder, name)
+            || PatternTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();

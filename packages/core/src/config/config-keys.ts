@@ -343,6 +343,13 @@ export const CONFIG_KEYS = {
     meaning:
       'A task whose input is behind but whose position and committed offsets have not moved for this long is logged at error and recreated from its committed offsets; 0 turns the watchdog off. Must be at least twice `commitIntervalMs`: between commits a caught-up task legitimately stands still for a whole interval.',
   },
+  metadataMaxAgeMs: {
+    type: 'number',
+    default: 300_000,
+    check: positiveInt,
+    meaning:
+      "Kafka Streams' `metadata.max.age.ms`, for pattern sources (`builder.stream(/orders-.*/)`): how often the app lists the cluster's topics; a new topic that matches a pattern joins the app at the next refresh (its stream thread is replaced, which commits, closes and reopens the tasks with their stores). Apps without pattern sources never list.",
+  },
   maxTaskIdleMs: {
     type: 'a number of ms >= 0, or -1 to never wait',
     default: 0,

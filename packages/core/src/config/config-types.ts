@@ -75,6 +75,8 @@ export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults 
   taskStallTimeoutMs?: number;
   /** Kafka Streams' max.task.idle.ms; -1 never waits for an empty input partition. */
   maxTaskIdleMs?: number;
+  /** Kafka Streams' metadata.max.age.ms: how often pattern sources look for new matching topics. */
+  metadataMaxAgeMs?: number;
   producer?: ProducerConfig;
   consumer?: ConsumerConfig;
   /** Kafka Streams' `metrics.recording.level`: 'info' (default), 'debug' or 'off'. */

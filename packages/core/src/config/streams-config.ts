@@ -51,6 +51,7 @@ export interface ResolvedConfig extends ResolvedSourceDefaults {
   statestoreCacheMaxBytes: number;
   taskStallTimeoutMs: number;
   maxTaskIdleMs: number;
+  metadataMaxAgeMs: number;
   producer: Required<ProducerConfig>;
   consumer: Required<ConsumerConfig>;
   metricsRecordingLevel: MetricsRecordingLevel;
@@ -231,6 +232,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
       (raw.statestoreCacheMaxBytes as number | undefined) ?? CONFIG_KEYS.statestoreCacheMaxBytes.default,
     taskStallTimeoutMs,
     maxTaskIdleMs: (raw.maxTaskIdleMs as number | undefined) ?? CONFIG_KEYS.maxTaskIdleMs.default,
+    metadataMaxAgeMs: (raw.metadataMaxAgeMs as number | undefined) ?? CONFIG_KEYS.metadataMaxAgeMs.default,
     producer,
     consumer,
     metricsRecordingLevel: recordingLevel as MetricsRecordingLevel,

@@ -61,6 +61,11 @@ export class StreamsAdmin {
     this.connected = false;
   }
 
+  /** The names of the cluster's topics (those the app's user may Describe). */
+  async listTopics(): Promise<string[]> {
+    return this.admin.listTopics();
+  }
+
   /** Partition counts of the topics that exist; missing topics are absent from the map. */
   async partitionCounts(topics: string[]): Promise<Map<string, number>> {
     const existing = new Set(await this.admin.listTopics());

@@ -1,5 +1,10 @@
 export type { Branched } from './branched-kstream.ts';
 export { BranchedKStream } from './branched-kstream.ts';
+export {
+  CogroupedKStream,
+  SessionWindowedCogroupedKStream,
+  TimeWindowedCogroupedKStream,
+} from './cogrouped-kstream.ts';
 export { EmitStrategy } from './emit-strategy.ts';
 export { GlobalKTable } from './global-ktable.ts';
 export type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.ts';

@@ -2,8 +2,10 @@ import { TopologyError } from '../errors.ts';
 import type { AnySerde } from '../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
+import { CogroupedKStream } from './cogrouped-kstream.ts';
 import { StreamAggregateProcessor, StreamReduceProcessor } from './internals/aggregate-processors.ts';
 import { addAggregation } from './internals/aggregation.ts';
+import type { CogroupInput } from './internals/cogroup-builder.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
@@ -71,6 +73,30 @@ export class KGroupedStream<K, V> {
         ),
     );
   }
+
+  /**
+   * Starts a cogroup (Kafka Streams' cogroup, KIP-150): this stream with its aggregator; add more
+   * grouped streams with `.cogroup(other, aggregator)`, then `aggregate` (or `windowedBy`) once
+   * for all of them, into one store.
+   */
+  cogroup<VOut>(aggregator: (key: K, value: V, aggregate: VOut) => VOut): CogroupedKStream<K, VOut> {
+    return new CogroupedKStream<K, VOut>(this.builder, this.keySerde, new Map()).cogroup(this, aggregator);
+  }
+
+  /** @internal What a cogroup reads of this grouped stream. */
+  cogroupInput(): CogroupInput {
+    this.cogroupKey ??= {
+      nodeName: this.nodeName,
+      keySerde: this.keySerde as Serde<unknown> | undefined,
+      valueSerde: this.valueSerde as Serde<unknown> | undefined,
+      repartitionRequired: this.repartitionRequired,
+      groupedName: this.groupedName,
+    };
+    return this.cogroupKey;
+  }
+
+  /** One identity per grouped stream, so that cogrouping it again replaces its aggregator. */
+  private cogroupKey: CogroupInput | undefined;
 
   /**
    * Cuts the grouped stream into windows for windowed aggregations: time windows (tumbling or

@@ -7,6 +7,7 @@ import type { Windowed } from '../windowed.ts';
 import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { SessionWindowAggregateProcessor } from './internals/session-window-aggregate-processor.ts';
+import { sessionStoreRetention } from './internals/windowed-retention.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 import type { SessionWindows } from './session-windows.ts';
@@ -91,12 +92,7 @@ export class SessionWindowedKStream<K, V> {
     merger: Merger,
   ): KTable<Windowed<K>, VA> {
     const { windows } = this;
-    const retentionMs = materialized.retentionMs ?? windows.retentionMs;
-    if (retentionMs < windows.retentionMs) {
-      throw new TopologyError(
-        `Materialized retention (${retentionMs} ms) must be at least the inactivity gap plus grace (${windows.retentionMs} ms)`,
-      );
-    }
+    const retentionMs = sessionStoreRetention(windows, materialized.retentionMs);
     return addAggregation<K, VA, Windowed<K>>(this.builder, {
       prefix,
       materialized,

@@ -13,8 +13,13 @@ import type { Consumed, Materialized } from './options.ts';
 export class StreamsBuilder {
   private readonly internal = new InternalStreamsBuilder();
 
-  /** A record stream from one or more topics. */
-  stream<K, V>(topics: string | readonly string[], consumed: Consumed<K, V> = {}): KStream<K, V> {
+  /**
+   * A record stream from one or more topics, or from every topic whose whole name matches a
+   * RegExp (Kafka Streams' stream(Pattern)): `stream(/orders-.+/)`. Topics created later that
+   * match join at the next metadata refresh (`metadataMaxAgeMs`); all topics of one pattern are
+   * read by one source node, so partition n of each goes to the same task.
+   */
+  stream<K, V>(topics: string | readonly string[] | RegExp, consumed: Consumed<K, V> = {}): KStream<K, V> {
     const name = this.internal.nameOr(consumed.name, 'KSTREAM-SOURCE-');
     this.internal.topology.addSource(
       name,

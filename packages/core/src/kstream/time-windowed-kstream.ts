@@ -10,6 +10,7 @@ import type { InternalStreamsBuilder } from './internals/internal-streams-builde
 import { SlidingWindowAggregateProcessor } from './internals/sliding-window-aggregate-processor.ts';
 import { WindowAggregateProcessor } from './internals/window-aggregate-processor.ts';
 import { lastEmitStoreName, WindowCloseEmitter } from './internals/window-close-emitter.ts';
+import { windowStoreSpec } from './internals/windowed-retention.ts';
 import type { KTable } from './ktable.ts';
 import type { Materialized } from './options.ts';
 import { SlidingWindows } from './sliding-windows.ts';
@@ -87,14 +88,7 @@ export class TimeWindowedKStream<K, V> {
   ): KTable<Windowed<K>, VA> {
     const { windows } = this;
     const sliding = windows instanceof SlidingWindows;
-    const windowSizeMs = sliding ? windows.timeDifferenceMs : windows.sizeMs;
-    const retentionMs = materialized.retentionMs ?? windows.retentionMs;
-    if (retentionMs < windows.retentionMs) {
-      const minimum = sliding ? 'twice the time difference plus grace' : 'the window size plus grace';
-      throw new TopologyError(
-        `Materialized retention (${retentionMs} ms) must be at least ${minimum} (${windows.retentionMs} ms)`,
-      );
-    }
+    const { retentionMs, windowSizeMs } = windowStoreSpec(windows, materialized.retentionMs);
     const onClose = this.strategy.type === 'on-window-close';
     if (onClose && sliding) {
       throw new TopologyError(

@@ -9,6 +9,8 @@ export interface NodeDescription {
   readonly successors: readonly string[];
   /** Source topics (internal topics without the application id prefix). */
   readonly topics?: readonly string[];
+  /** A pattern source's pattern (Kafka Streams' Source.topicPattern()); its topics are then empty. */
+  readonly topicPattern?: RegExp;
   /** Sink topic; undefined for a sink with a topic name extractor. */
   readonly topic?: string | undefined;
   readonly stores?: readonly string[];
@@ -48,7 +50,9 @@ function describeSubtopology(group: { id: number; nodes: readonly NodeDef[] }): 
     const predecessors = order.predecessors.get(name) ?? [];
     switch (node.kind) {
       case 'source':
-        return { type: 'source', name, predecessors: [], successors, topics: [...node.topics] };
+        return node.pattern === undefined
+          ? { type: 'source', name, predecessors: [], successors, topics: [...node.topics] }
+          : { type: 'source', name, predecessors: [], successors, topics: [], topicPattern: node.pattern };
       case 'processor':
         return { type: 'processor', name, predecessors, successors, stores: javaHashOrder([...node.stores]) };
       default:
@@ -71,7 +75,8 @@ function names(list: readonly string[]): string {
 function formatNode(node: NodeDescription): string {
   switch (node.type) {
     case 'source':
-      return `Source: ${node.name} (topics: [${(node.topics ?? []).join(', ')}])\n      --> ${names(node.successors)}`;
+      // Java prints a pattern as it is (Pattern.toString()), a topic list in brackets.
+      return `Source: ${node.name} (topics: ${node.topicPattern === undefined ? `[${(node.topics ?? []).join(', ')}]` : node.topicPattern.source})\n      --> ${names(node.successors)}`;
     case 'processor':
       return (
         `Processor: ${node.name} (stores: [${(node.stores ?? []).join(', ')}])\n` +

@@ -42,7 +42,16 @@ export class Topology {
     this.internalBuilder = internalBuilder;
   }
 
-  addSource<K, V>(name: string, topics: string | readonly string[], options: SourceOptions<K, V> = {}): this {
+  /**
+   * A source reading `topics`, or every topic whose whole name matches a RegExp (Kafka Streams'
+   * addSource(Pattern)); matching topics created while the app runs join at the next metadata
+   * refresh (`metadataMaxAgeMs`).
+   */
+  addSource<K, V>(
+    name: string,
+    topics: string | readonly string[] | RegExp,
+    options: SourceOptions<K, V> = {},
+  ): this {
     this.internalBuilder.addSource(
       name,
       typeof topics === 'string' ? [topics] : topics,

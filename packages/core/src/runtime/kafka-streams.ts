@@ -30,6 +30,7 @@ import {
 } from './interactive-queries.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
+import { PatternTopicRefresh } from './pattern-refresh.ts';
 import { prepareTopics } from './prepare-topics.ts';
 import { StateDirectory } from './state-directory.ts';
 import { StreamThread } from './stream-thread.ts';
@@ -82,6 +83,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private thread?: StreamThread;
   /** Keeps the global stores (GlobalKTables), if the topology has any. */
   private globalThread?: GlobalStreamThread;
+  /** Pattern sources: lists the cluster's topics every metadataMaxAgeMs (undefined without them). */
+  private patternRefresh?: PatternTopicRefresh;
   private currentState: KafkaStreamsState = 'CREATED';
   private uncaughtHandler: StreamsUncaughtExceptionHandler = () => 'SHUTDOWN_CLIENT';
   private restoreListener?: StateRestoreListener;
@@ -249,9 +252,21 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
           error
         );
       });
+      if (this.topology.internalBuilder.hasPatternSources()) {
+        this.patternRefresh = new PatternTopicRefresh({
+          builder: this.topology.internalBuilder,
+          applicationId: this.config.applicationId,
+          listTopics: () => this.admin.listTopics(),
+          intervalMs: this.config.metadataMaxAgeMs,
+          logger: this.logger,
+          onNewTopics: () => this.restartForNewTopics(),
+        });
+        await this.patternRefresh.matchNow();
+      }
       await prepareTopics(this.topology, this.config, this.admin);
       await this.startGlobalThread();
       await this.startThread();
+      this.patternRefresh?.start();
     } catch (error) {
       this.lastError = error as Error;
       this.setState('PENDING_ERROR');
@@ -326,7 +341,27 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.shutDownOnError(error);
   }
 
+  /**
+   * New topics joined a pattern source: the stream thread is replaced (it commits and closes its
+   * tasks), and the new one subscribes to them too; the group's next assignment includes them.
+   */
+  private async restartForNewTopics(): Promise<void> {
+    const thread = this.thread;
+    if (thread === undefined || this.closing) return;
+    try {
+      await prepareTopics(this.topology, this.config, this.admin);
+      this.thread = undefined;
+      await thread.stop();
+      if (this.closing) return;
+      this.setState('REBALANCING');
+      await this.startThread();
+    } catch (error) {
+      if (!this.closing) this.shutDownOnError(error as Error);
+    }
+  }
+
   private shutDownOnError(error: Error): void {
+    this.patternRefresh?.stop();
     this.lastError = error;
     this.setState('PENDING_ERROR');
     this.closing = (async () => {
@@ -349,6 +384,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       return true;
     }
     this.setState('PENDING_SHUTDOWN');
+    this.patternRefresh?.stop();
     this.closing ??= (async () => {
       await this.thread?.stop();
       await this.globalThread?.stop();

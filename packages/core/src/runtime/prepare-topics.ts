@@ -1,5 +1,6 @@
-// Before the thread starts: the user's topics must exist, and the internal ones (repartition
-// topics, changelogs) are created with the partition counts their sub-topologies need.
+// Before the stream thread starts (and when pattern sources found new topics): every source and
+// sink topic must exist, and the internal topics are created with their sub-topology's partition
+// count (a join's inputs co-partitioned).
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
 import type { InternalTopicSpec, StreamsAdmin } from '../kafka/admin.ts';
@@ -51,6 +52,8 @@ export async function prepareTopics(
   planRepartitionCounts(subs, counts, fixed, b.copartitionGroups(appId), (t) => internal.has(t));
   const specs: InternalTopicSpec[] = [];
   for (const s of subs) {
+    // A pattern source with no matching topic yet: its topics come at a later refresh.
+    if (s.sourceTopics.length === 0) continue;
     const width = Math.max(...s.sourceTopics.map((t) => counts.get(t) ?? 0));
     for (const r of s.repartitionSourceTopics) {
       if (counts.has(r)) specs.push({ topic: r, numPartitions: counts.get(r)!, compacted: false });

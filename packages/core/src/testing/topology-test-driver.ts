@@ -141,7 +141,7 @@ export class TopologyTestDriver implements TopicDriver {
     valueSerde: Serde<V>,
     options: { startTimestampMs?: number; autoAdvanceMs?: number } = {},
   ): TestInputTopic<K, V> {
-    if (!this.taskByTopic.has(topic) && !this.globalTask?.topics.includes(topic)) {
+    if (!this.taskFor(topic) && !this.globalTask?.topics.includes(topic)) {
       const topics = [...this.taskByTopic.keys(), ...(this.globalTask?.topics ?? [])];
       throw new StreamsError(`The topology does not read topic '${topic}'; it reads ${topics.join(', ')}`);
     }
@@ -306,6 +306,21 @@ export class TopologyTestDriver implements TopicDriver {
     return { topic, partition: 0, offset, key, value, timestamp, headers };
   }
 
+  /**
+   * The task reading `topic`; a topic matching a pattern source joins that source's task when
+   * first piped to, as in Kafka Streams' driver.
+   */
+  private taskFor(topic: string): StreamTask | undefined {
+    const known = this.taskByTopic.get(topic);
+    if (known !== undefined) return known;
+    const builder = this.topology.internalBuilder;
+    if (!builder.hasPatternSources() || builder.matchPatternTopics([topic]).length === 0) return undefined;
+    const sub = builder.subtopologies(this.applicationId).find((s) => s.sourceTopics.includes(topic));
+    const task = this.tasks.find((t) => t.id.subtopology === sub?.id);
+    if (task !== undefined) this.taskByTopic.set(topic, task);
+    return task;
+  }
+
   private async processOne(record: InputRecord): Promise<void> {
     if (this.globalTask?.topics.includes(record.topic)) {
       // A global topic updates the global store at once, as Kafka Streams' driver does.
@@ -313,7 +328,7 @@ export class TopologyTestDriver implements TopicDriver {
       await this.globalTask.flush();
       return;
     }
-    const task = this.taskByTopic.get(record.topic);
+    const task = this.taskFor(record.topic);
     if (task === undefined) throw new StreamsError(`The topology does not read topic '${record.topic}'`);
     await task.process(record);
     await this.flushCaches();

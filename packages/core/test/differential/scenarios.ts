@@ -9,12 +9,14 @@ import type { Topology } from '../../src/processor/topology.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import type { Windowed } from '../../src/windowed.ts';
 import { cacheScenarios, cacheTopologies } from './scenarios-cache.ts';
+import { cogroupScenarios, cogroupTopologies } from './scenarios-cogroup.ts';
 import { eventTimeScenarios, eventTimeTopologies } from './scenarios-event-time.ts';
 import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
 import { lateInputScenarios } from './scenarios-late-input.ts';
 import { partitionerScenarios, partitionerTopologies } from './scenarios-partitioners.ts';
+import { patternScenarios, patternTopologies } from './scenarios-pattern.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
 
@@ -173,7 +175,9 @@ export function ourTopology(name: string): Topology {
     joinStreamTopologies[name] ??
     cacheTopologies[name] ??
     eventTimeTopologies[name] ??
-    partitionerTopologies[name];
+    partitionerTopologies[name] ??
+    cogroupTopologies[name] ??
+    patternTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -383,4 +387,6 @@ export const scenarios: Scenario[] = [
   ...lateInputScenarios,
   ...eventTimeScenarios,
   ...partitionerScenarios,
+  ...cogroupScenarios,
+  ...patternScenarios,
 ];

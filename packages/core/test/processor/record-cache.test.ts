@@ -206,4 +206,20 @@ describe("a cached entry's record context", () => {
     expect(input.key?.toString()).toBe('a');
     expect(current).toBeUndefined();
   });
+
+  it('gives the operators of one store one cache: a cogroup forwards a key once, with its latest update', async () => {
+    const slot = { get: () => undefined, set: () => {} };
+    const topology = { internalBuilder: { cachingEnabled: () => true } } as unknown as Topology;
+    const caches = new TaskCaches(new ThreadCache(1024 * 1024), '0_0', topology, new PendingWork(), slot);
+    const forwarded: Array<[string, string, string]> = [];
+    // Two aggregate processors of a cogroup, writing the one store "tags".
+    const first = caches.create<string>('tags', (a, b) => forwarded.push(['first', a, b]))!;
+    const second = caches.create<string>('tags', (a, b) => forwarded.push(['second', a, b]))!;
+    first.put('k', 10, 'a1');
+    second.put('k', 10, 'b2');
+    first.put('k', 10, 'a3');
+    await caches.flush();
+    // One entry: the first update and the latest (through either processor), by the last listener.
+    expect(forwarded).toEqual([['second', 'a1', 'a3']]);
+  });
 });

@@ -76,7 +76,8 @@ export function planRepartitionCounts(
     changed = false;
     for (const s of subs) {
       const widths = s.sourceTopics.map((t) => counts.get(t));
-      if (widths.some((w) => w === undefined)) continue;
+      // A pattern source with no matching topic yet: its topics come at a later refresh.
+      if (widths.length === 0 || widths.some((w) => w === undefined)) continue;
       const width = Math.max(...(widths as number[]));
       for (const r of s.repartitionSinkTopics) {
         if (!counts.has(r)) {

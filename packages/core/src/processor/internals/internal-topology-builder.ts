@@ -5,7 +5,9 @@ import type { AutoOffsetReset } from '../auto-offset-reset.ts';
 import type { Processor } from '../processor.ts';
 import type { TimestampExtractor } from '../timestamp-extractor.ts';
 import type { TopicNameExtractor } from '../topic-name-extractor.ts';
+import { PatternSources } from './pattern-sources.ts';
 import type { SinkPartitioner } from './sink-partitioner.ts';
+import { groupSubtopologies, upstreamSourceTopics } from './subtopology-grouping.ts';
 import { checkGraph } from './topology-checks.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the graph stores processors of every record type
@@ -23,7 +25,10 @@ interface NodeBase {
 
 export interface SourceNodeDef extends NodeBase {
   readonly kind: 'source';
+  /** A pattern source's: the matching topics found so far (see matchPatternTopics). */
   readonly topics: readonly string[];
+  /** Kafka Streams' addSource(Pattern): the source reads every topic whose whole name matches. */
+  readonly pattern?: RegExp | undefined;
   readonly keySerde: AnySerde | undefined;
   readonly valueSerde: AnySerde | undefined;
   readonly valueSerdeWrapper: SerdeWrapper | undefined;
@@ -121,39 +126,66 @@ export class InternalTopologyBuilder {
   private readonly globalStores = new Set<string>();
   /** Node names whose source topics must be co-partitioned (the inputs of a join). */
   private readonly copartitionNodeGroups: string[][] = [];
+  private readonly patternSources = new PatternSources();
 
   addSource(
     name: string,
-    topics: readonly string[],
+    topics: readonly string[] | RegExp,
     serdes: SerdeOptions = {},
     settings: SourceSettings = {},
   ): void {
     this.requireNewName(name);
-    if (topics.length === 0) throw new TopologyError(`Source ${name} must read at least one topic`);
-    for (const topic of topics) {
-      if (typeof topic !== 'string' || topic.length === 0) {
-        throw new TopologyError(`Source ${name} has an empty topic name`);
-      }
-      const owner = this.topicToSource.get(topic);
-      if (owner !== undefined || topics.indexOf(topic) !== topics.lastIndexOf(topic)) {
-        throw new TopologyError(
-          `Topic '${topic}' is already read by source ${owner ?? name}; read each topic with one source ` +
-            `(use one stream() and share the KStream, or merge()).`,
-        );
+    if (topics instanceof RegExp) {
+      this.patternSources.add(name, topics, this.topicToSource.keys());
+    } else {
+      if (topics.length === 0) throw new TopologyError(`Source ${name} must read at least one topic`);
+      for (const topic of topics) {
+        if (typeof topic !== 'string' || topic.length === 0) {
+          throw new TopologyError(`Source ${name} has an empty topic name`);
+        }
+        const owner = this.topicToSource.get(topic);
+        if (owner !== undefined || topics.indexOf(topic) !== topics.lastIndexOf(topic)) {
+          throw new TopologyError(
+            `Topic '${topic}' is already read by source ${owner ?? name}; read each topic with one source ` +
+              `(use one stream() and share the KStream, or merge()).`,
+          );
+        }
+        this.patternSources.requireUnmatched(name, topic);
       }
     }
     this.addNode({
       kind: 'source',
       name,
       order: this.nextOrder,
-      topics: [...topics],
+      topics: topics instanceof RegExp ? [] : [...topics],
+      pattern: topics instanceof RegExp ? topics : undefined,
       keySerde: serdes.keySerde,
       valueSerde: serdes.valueSerde,
       valueSerdeWrapper: serdes.valueSerdeWrapper,
       timestampExtractor: settings.timestampExtractor,
       offsetResetPolicy: settings.offsetResetPolicy,
     });
-    for (const topic of topics) this.topicToSource.set(topic, name);
+    if (!(topics instanceof RegExp)) for (const topic of topics) this.topicToSource.set(topic, name);
+  }
+
+  /** Whether a source reads topics by pattern (the runtime then refreshes its topics). */
+  hasPatternSources(): boolean {
+    return this.patternSources.size > 0;
+  }
+
+  /**
+   * Adds each topic that a pattern source matches, and no source reads yet, to that source's
+   * topics (Kafka Streams' updateSubscribedTopics); returns the topics added.
+   */
+  matchPatternTopics(topicNames: Iterable<string>): string[] {
+    const found = this.patternSources.match(topicNames, (topic) => this.topicToSource.has(topic));
+    for (const [source, topic] of found) {
+      const node = this.nodes.get(source) as SourceNodeDef;
+      this.nodes.set(source, { ...node, topics: [...node.topics, topic] });
+      this.topicToSource.set(topic, source);
+    }
+    if (found.length > 0) this.groups = undefined;
+    return found.map(([, topic]) => topic);
   }
 
   addProcessor(name: string, supplier: () => AnyProcessor, parents: readonly string[]): void {
@@ -255,23 +287,9 @@ export class InternalTopologyBuilder {
 
   /** Each co-partition group as the topics (resolved) of the sources upstream of its nodes. */
   copartitionGroups(applicationId: string): string[][] {
-    return this.copartitionNodeGroups.map((names) => {
-      const topics = new Set<string>();
-      const seen = new Set<string>();
-      const visit = (name: string): void => {
-        if (seen.has(name)) return;
-        seen.add(name);
-        const node = this.nodes.get(name);
-        if (node === undefined) return;
-        if (node.kind === 'source') {
-          for (const topic of node.topics) topics.add(this.resolveTopic(applicationId, topic));
-        } else {
-          for (const parent of node.parents) visit(parent);
-        }
-      };
-      for (const name of names) visit(name);
-      return [...topics];
-    });
+    return this.copartitionNodeGroups.map((names) =>
+      upstreamSourceTopics(this.nodes, names).map((topic) => this.resolveTopic(applicationId, topic)),
+    );
   }
 
   /** Marks `<name>` (e.g. `counts-repartition`) as internal: resolved to `<applicationId>-<name>`. */
@@ -396,57 +414,7 @@ export class InternalTopologyBuilder {
   private computeGroups(): SubtopologyNodes[] {
     if (this.groups !== undefined) return this.groups;
     checkGraph(this.nodes, this.storeBuilders);
-
-    // Union-find: parent/child edges and shared stores put nodes into one sub-topology.
-    const root = new Map<string, string>();
-    const find = (name: string): string => {
-      let current = name;
-      while (root.get(current) !== current) current = root.get(current)!;
-      root.set(name, current);
-      return current;
-    };
-    const union = (a: string, b: string): void => {
-      const ra = find(a);
-      const rb = find(b);
-      if (ra === rb) return;
-      // Keep the earliest node as root so ids follow insertion order.
-      if (this.nodes.get(ra)!.order <= this.nodes.get(rb)!.order) root.set(rb, ra);
-      else root.set(ra, rb);
-    };
-    for (const name of this.nodes.keys()) root.set(name, name);
-    const storeUser = new Map<string, string>();
-    for (const node of this.nodes.values()) {
-      if (node.kind === 'source') continue;
-      for (const parent of node.parents) union(node.name, parent);
-      if (node.kind === 'processor') {
-        for (const store of node.stores) {
-          if (this.globalStores.has(store)) continue;
-          const other = storeUser.get(store);
-          if (other === undefined) storeUser.set(store, node.name);
-          else union(node.name, other);
-        }
-      }
-    }
-
-    const byRoot = new Map<string, NodeDef[]>();
-    for (const node of this.nodes.values()) {
-      if (this.globalNodes.has(node.name)) continue;
-      const r = find(node.name);
-      const list = byRoot.get(r);
-      if (list === undefined) byRoot.set(r, [node]);
-      else list.push(node);
-    }
-    const ordered = [...byRoot.values()].sort((a, b) => a[0]!.order - b[0]!.order);
-    this.groups = ordered.map((nodes, id) => {
-      const storeNames: string[] = [];
-      for (const node of nodes) {
-        if (node.kind !== 'processor') continue;
-        for (const store of node.stores) {
-          if (!storeNames.includes(store) && !this.globalStores.has(store)) storeNames.push(store);
-        }
-      }
-      return { id, nodes, stores: storeNames.map((name) => this.storeBuilders.get(name)!) };
-    });
+    this.groups = groupSubtopologies(this.nodes, this.storeBuilders, this.globalNodes, this.globalStores);
     return this.groups;
   }
 }

@@ -11,6 +11,7 @@ import type {
   NodeDef,
   SinkPartitioner,
 } from './internal-topology-builder.ts';
+import { wholeTopicPattern } from './pattern-sources.ts';
 import { isPromise } from './pending-work.ts';
 import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './processor-context-impl.ts';
 import type { InputRecord } from './records.ts';
@@ -127,6 +128,35 @@ export class SinkRuntimeNode extends RuntimeNode {
   }
 }
 
+/**
+ * The task's sources by topic; a topic that matches a pattern source and is not listed yet (a
+ * driver's input topic, named only when piped to) is found through the pattern.
+ */
+class SourcesByTopic extends Map<string, SourceRuntimeNode> {
+  constructor(private readonly patterns: ReadonlyArray<{ name: string; whole: RegExp }>) {
+    super();
+  }
+
+  override get(topic: string): SourceRuntimeNode | undefined {
+    const found = super.get(topic);
+    if (found !== undefined || this.patterns.length === 0) return found;
+    const pattern = this.patterns.find((p) => p.whole.test(topic));
+    if (pattern === undefined) return undefined;
+    const node = this.patternNodes.get(pattern.name);
+    if (node !== undefined) {
+      this.set(topic, node);
+      this.onJoin?.(topic, node);
+    }
+    return node;
+  }
+
+  /** Set by the task: gives a joining topic what its source needs per topic (its timestamps). */
+  onJoin: ((topic: string, node: SourceRuntimeNode) => void) | undefined = undefined;
+
+  /** Pattern sources that read no topic yet. */
+  readonly patternNodes = new Map<string, SourceRuntimeNode>();
+}
+
 export interface TaskGraph {
   /** By resolved topic name. */
   readonly sources: Map<string, SourceRuntimeNode>;
@@ -145,7 +175,12 @@ export interface TaskGraphContext extends DefaultSerdes {
 
 /** Fresh nodes (and processor instances) for one task, linked parent to child. */
 export function buildTaskGraph(defs: readonly NodeDef[], ctx: TaskGraphContext): TaskGraph {
-  const graph: TaskGraph = { sources: new Map(), processors: [], inputPartitions: [] };
+  const patterns = defs.flatMap((d) =>
+    d.kind === 'source' && d.pattern !== undefined
+      ? [{ name: d.name, whole: wholeTopicPattern(d.pattern) }]
+      : [],
+  );
+  const graph: TaskGraph = { sources: new SourcesByTopic(patterns), processors: [], inputPartitions: [] };
   const nodes = new Map<string, RuntimeNode>();
   for (const def of defs) nodes.set(def.name, createNode(def, ctx, graph));
   for (const def of defs) {
@@ -170,6 +205,7 @@ function createNode(def: NodeDef, ctx: TaskGraphContext, graph: TaskGraph): Runt
         resolveSerde(ctx, def.valueSerde, 'value', `source ${def.name}`, def.valueSerdeWrapper),
         task,
       );
+      if (def.pattern !== undefined) (graph.sources as SourcesByTopic).patternNodes.set(def.name, node);
       for (const topic of def.topics) {
         const resolved = builder.resolveTopic(applicationId, topic);
         graph.sources.set(resolved, node);

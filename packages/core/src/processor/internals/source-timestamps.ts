@@ -162,14 +162,17 @@ export function attachSourceTimestamps(
   for (const def of nodes) {
     if (def.kind === 'source') extractors.set(def.name, def.timestampExtractor ?? defaultExtractor);
   }
-  for (const [topic, node] of sources) {
+  const attach = (topic: string, node: TimestampedSource): void => {
     const extractor = extractors.get(node.name);
-    if (extractor === undefined || isRecordTimestampFailingOnInvalid(extractor)) continue;
+    if (extractor === undefined || isRecordTimestampFailingOnInvalid(extractor)) return;
     const timestamps = new SourceTimestamps({ ...task, extractor, source: node });
     node.timestamps ??= new Map();
     node.timestamps.set(topic, timestamps);
     task.listen(timestamps);
-  }
+  };
+  for (const [topic, node] of sources) attach(topic, node);
+  // A topic that joins a pattern source later (processor-nodes.ts' SourcesByTopic) gets its own.
+  if ('onJoin' in sources) (sources as { onJoin?: typeof attach }).onJoin = attach;
 }
 
 /**

@@ -21,7 +21,9 @@ export interface RecordContextSlot {
 
 interface TaskCache {
   readonly cache: NamedCache<InContext<unknown>>;
-  readonly forward: (first: unknown, latest: unknown) => void;
+  /** The last operator's to ask for the store's cache (Kafka Streams' setFlushListener). */
+  forward: (first: unknown, latest: unknown) => void;
+  readonly recordCache: RecordCache<unknown>;
 }
 
 /**
@@ -32,6 +34,7 @@ interface TaskCache {
  */
 export class TaskCaches {
   private readonly caches: TaskCache[] = [];
+  private readonly byStore = new Map<string, TaskCache>();
   private contextSource?: InputRecord;
   private cachedContext?: InputRecord;
 
@@ -51,15 +54,28 @@ export class TaskCaches {
   create<T>(storeName: string, forward: (first: T, latest: T) => void): RecordCache<T> | undefined {
     if (this.threadCache === undefined || !this.threadCache.enabled) return undefined;
     if (!this.topology.internalBuilder.cachingEnabled(storeName)) return undefined;
+    // One cache per store, as Kafka Streams' caching store: the aggregate processors of a cogroup
+    // share a store, and a key's entry must hold its latest update whichever processor made it.
+    const shared = this.byStore.get(storeName);
+    if (shared !== undefined) {
+      shared.forward = forward as TaskCache['forward'];
+      return shared.recordCache as RecordCache<T>;
+    }
     const { context } = this;
     // Evicted while a record is processed: forwarded in that record's context (synchronously).
-    const cache = this.threadCache.namedCache<InContext<T>>((entries) => {
-      for (const { first, latest } of entries) forward(first.value, latest.value);
+    const cache = this.threadCache.namedCache<InContext<unknown>>((entries) => {
+      for (const { first, latest } of entries) entry.forward(first.value, latest.value);
     });
-    this.caches.push({ cache, forward } as unknown as TaskCache);
-    return {
-      put: (id, size, value) => cache.put(id, size, { value, context: this.contextOf(context.get()) }),
+    const entry: TaskCache = {
+      cache,
+      forward: forward as TaskCache['forward'],
+      recordCache: {
+        put: (id, size, value) => cache.put(id, size, { value, context: this.contextOf(context.get()) }),
+      },
     };
+    this.caches.push(entry);
+    this.byStore.set(storeName, entry);
+    return entry.recordCache as RecordCache<T>;
   }
 
   /**
@@ -94,12 +110,12 @@ export class TaskCaches {
           `Task ${this.taskId}: flushing the record caches did not end after ${MAX_FLUSH_ROUNDS} rounds (a cycle between cached stores?)`,
         );
       }
-      for (const { cache, forward } of this.caches) {
-        for (const { first, latest } of cache.take()) {
+      for (const entry of this.caches) {
+        for (const { first, latest } of entry.cache.take()) {
           const saved = this.context.get();
           this.context.set(latest.context);
           try {
-            forward(first.value, latest.value);
+            entry.forward(first.value, latest.value);
             if (this.work.busy) await this.work.drain();
           } finally {
             this.context.set(saved);
