@@ -1,0 +1,171 @@
+// avroSerde on the real broker and a real Schema Registry (Apicurio, started for this file by
+// scripts/registry/registry.ts): an Avro topology under exactly_once whose input is written by
+// another registry client (@kafkajs/confluent-schema-registry) and whose output that client
+// decodes; a newer compatible writer schema arriving mid-stream; an incompatible one refused.
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningRegistry, startRegistry } from '../../../scripts/registry/registry.ts';
+import { topicsForThisFile } from '../../../scripts/test/kafka.ts';
+import {
+  produce,
+  readTopic,
+  stopAfterEach,
+  tempStateDir,
+  testBrokers,
+  uniqueName,
+} from '../../core/test/runtime/kafka-helpers.ts';
+import { avroSerde, SchemaRegistryClient, SchemaRegistryError } from '../src/index.ts';
+
+const topics = topicsForThisFile();
+const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
+const S = Serdes.String();
+let registry: RunningRegistry;
+
+beforeAll(async () => {
+  const started = Date.now();
+  registry = await startRegistry();
+  console.log(`[registry] Apicurio ready at ${registry.url} in ${Date.now() - started} ms`);
+}, 180_000);
+afterAll(async () => {
+  await registry?.stop();
+});
+
+const orderV1 = {
+  type: 'record',
+  name: 'Order',
+  namespace: 'com.acme',
+  fields: [
+    { name: 'customer', type: 'string' },
+    { name: 'amount', type: 'long' },
+  ],
+};
+/** v2 adds a field with a default: BACKWARD compatible, a v2 reader reads v1 records. */
+const orderV2 = {
+  ...orderV1,
+  fields: [...orderV1.fields, { name: 'currency', type: 'string', default: 'EUR' }],
+};
+const totalSchema = {
+  type: 'record',
+  name: 'CustomerTotal',
+  namespace: 'com.acme',
+  fields: [
+    { name: 'customer', type: 'string' },
+    { name: 'total', type: 'long' },
+    { name: 'orders', type: 'int' },
+    { name: 'lastCurrency', type: 'string' },
+  ],
+};
+type Order = { customer: string; amount: number; currency: string };
+type Total = { customer: string; total: number; orders: number; lastCurrency: string };
+
+describe('avroSerde against a real registry and broker', () => {
+  it('aggregates Avro orders exactly once, across a writer schema change, readable by another client', async () => {
+    const input = await topics.create('orders');
+    const output = await topics.create('totals');
+    const applicationId = uniqueName('avro-app');
+    const client = new SchemaRegistryClient({ url: registry.url });
+    const other = new SchemaRegistry({ host: registry.url });
+
+    // The producer side is another client: kstreams must read what it writes.
+    const { id: v1 } = await other.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(orderV1) },
+      { subject: `${input}-value` },
+    );
+    const first = [
+      { customer: 'ann', amount: 10 },
+      { customer: 'bob', amount: 5 },
+      { customer: 'ann', amount: 7 },
+    ];
+    await produce(
+      input,
+      await Promise.all(first.map(async (o) => ({ key: o.customer, value: await other.encode(v1, o) }))),
+    );
+
+    const orders = avroSerde<Order>({ registry: client, schema: orderV2, autoRegister: false });
+    const totals = avroSerde<Total>({ registry: client, schema: totalSchema });
+    await totals.init([output]);
+    const builder = new StreamsBuilder();
+    builder
+      .stream(input, { keySerde: S, valueSerde: orders })
+      .groupByKey()
+      .aggregate(
+        () => ({ customer: '', total: 0, orders: 0, lastCurrency: '' }) as Total,
+        (customer, order, agg) => ({
+          customer,
+          total: agg.total + order.amount,
+          orders: agg.orders + 1,
+          lastCurrency: order.currency,
+        }),
+        { valueSerde: Serdes.Json<Total>() },
+      )
+      .toStream()
+      .to(output, { keySerde: S, valueSerde: totals });
+    const app = new KafkaStreams(builder.build(), {
+      applicationId,
+      brokers: testBrokers(),
+      processingGuarantee: 'exactly_once',
+      commitIntervalMs: 200,
+      statestoreCacheMaxBytes: 0, // every update reaches the output, none coalesced
+      stateDir: tempStateDir(),
+      logger: 'warn',
+    });
+    topics.cleanUpPrefix(applicationId);
+    apps.push(app);
+    await app.start();
+
+    // Mid-stream: v2 registered (compatible) and records written with it.
+    const { id: v2 } = await other.register(
+      { type: SchemaType.AVRO, schema: JSON.stringify(orderV2) },
+      { subject: `${input}-value` },
+    );
+    expect(v2).not.toBe(v1);
+    const second = [
+      { customer: 'bob', amount: 20, currency: 'USD' },
+      { customer: 'ann', amount: 1, currency: 'GBP' },
+    ];
+    await produce(
+      input,
+      await Promise.all(second.map(async (o) => ({ key: o.customer, value: await other.encode(v2, o) }))),
+    );
+
+    const records = await readTopic(output, (rs) => rs.length >= 5, { timeoutMs: 60_000, settleMs: 2_000 });
+    // Decoded by the other client, with the schema it fetches by the id kstreams wrote.
+    const decoded = await Promise.all(records.map(async (r) => ({ ...(await other.decode(r.value)) })));
+    expect(decoded).toEqual([
+      { customer: 'ann', total: 10, orders: 1, lastCurrency: 'EUR' },
+      { customer: 'bob', total: 5, orders: 1, lastCurrency: 'EUR' },
+      { customer: 'ann', total: 17, orders: 2, lastCurrency: 'EUR' },
+      { customer: 'bob', total: 25, orders: 2, lastCurrency: 'USD' },
+      { customer: 'ann', total: 18, orders: 3, lastCurrency: 'GBP' },
+    ]);
+    // Registered under the topic strategy's subject.
+    const latest = await client.latest(`${output}-value`);
+    expect(records.every((r) => r.value.readInt32BE(1) === latest.id)).toBe(true);
+  }, 180_000);
+
+  it('an incompatible schema is refused with an error that says what to change', async () => {
+    const topic = uniqueName('compat');
+    const client = new SchemaRegistryClient({ url: registry.url });
+    await avroSerde({ registry: client, schema: orderV1 }).init([topic]);
+    await fetch(`${registry.url}/config/${topic}-value`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ compatibility: 'BACKWARD' }),
+    });
+    const renamed = { ...orderV1, fields: [{ name: 'buyer', type: 'string' }] };
+    const err = await avroSerde({ registry: client, schema: renamed })
+      .init([topic])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SchemaRegistryError);
+    expect((err as Error).message).toMatch(/refused the schema for subject .*-value. as incompatible/);
+  }, 60_000);
+
+  it('an unknown schema id goes to the deserialization exception handler', async () => {
+    const client = new SchemaRegistryClient({ url: registry.url, retries: 0 });
+    const serde = avroSerde({ registry: client, schema: orderV1 });
+    const bytes = Buffer.from([0, 0, 0, 0x7f, 0x7f, 2, 0x61, 2]);
+    await serde.prepare(bytes);
+    expect(() => serde.deserialize(bytes)).toThrow(/schema id 32639 is not in the registry/);
+  }, 60_000);
+});
