@@ -47,7 +47,7 @@ export function avroSerde<T = unknown>(options: AvroSerdeOptions): RegistrySerde
   /** Per topic: the id and type records are written with. */
   const writers = new Map<string, { id: number; type: avro.Type }>();
 
-  function readerFor(id: number, schemaText: string) {
+  function readerFor(schemaText: string) {
     const writer = avro.Type.forSchema(JSON.parse(schemaText));
     if (reader === undefined || writer.equals(reader)) return { read: (p: Buffer) => writer.fromBuffer(p) };
     const resolver = reader.createResolver(writer);
@@ -61,7 +61,7 @@ export function avroSerde<T = unknown>(options: AvroSerdeOptions): RegistrySerde
         .schemaById(id)
         .then((s) => {
           failures.delete(id);
-          readers.set(id, readerFor(id, s.schema));
+          readers.set(id, readerFor(s.schema));
         })
         .catch((err) => {
           failures.set(id, err);
