@@ -1,4 +1,5 @@
-export { type AvroSerdeOptions, avroSerde, type RegistrySerde } from './avro-serde.ts';
+export { type AvroSerdeOptions, avroSerde } from './avro-serde.ts';
+export { type JsonSchemaSerdeOptions, jsonSchemaSerde } from './json-schema-serde.ts';
 export {
   type RegisteredSchema,
   type RegistryClientOptions,
@@ -6,6 +7,7 @@ export {
   SchemaRegistryError,
   type SchemaType,
 } from './registry-client.ts';
+export type { RegistrySerde, RegistrySerdeOptions } from './registry-serde.ts';
 export {
   recordNameStrategy,
   type SubjectNameStrategy,

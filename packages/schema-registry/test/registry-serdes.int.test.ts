@@ -15,7 +15,7 @@ import {
   testBrokers,
   uniqueName,
 } from '../../core/test/runtime/kafka-helpers.ts';
-import { avroSerde, SchemaRegistryClient, SchemaRegistryError } from '../src/index.ts';
+import { avroSerde, jsonSchemaSerde, SchemaRegistryClient, SchemaRegistryError } from '../src/index.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
@@ -168,4 +168,92 @@ describe('avroSerde against a real registry and broker', () => {
     await serde.prepare(bytes);
     expect(() => serde.deserialize(bytes)).toThrow(/schema id 32639 is not in the registry/);
   }, 60_000);
+});
+
+const paymentSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'Payment',
+  type: 'object',
+  properties: { customer: { type: 'string' }, amount: { type: 'integer', minimum: 0 } },
+  required: ['customer', 'amount'],
+};
+const balanceSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  title: 'Balance',
+  type: 'object',
+  properties: { customer: { type: 'string' }, paid: { type: 'integer' } },
+  required: ['customer', 'paid'],
+};
+type Payment = { customer: string; amount: number };
+type Balance = { customer: string; paid: number };
+
+describe('jsonSchemaSerde against a real registry and broker', () => {
+  it('aggregates JSON Schema records exactly once, interoperating with another client', async () => {
+    const input = await topics.create('payments');
+    const output = await topics.create('balances');
+    const applicationId = uniqueName('json-app');
+    const client = new SchemaRegistryClient({ url: registry.url });
+    const other = new SchemaRegistry({ host: registry.url });
+    const { id } = await other.register(
+      { type: SchemaType.JSON, schema: JSON.stringify(paymentSchema) },
+      { subject: `${input}-value` },
+    );
+    const payments = [
+      { customer: 'ann', amount: 3 },
+      { customer: 'bob', amount: 4 },
+      { customer: 'ann', amount: 5 },
+    ];
+    await produce(
+      input,
+      await Promise.all(payments.map(async (p) => ({ key: p.customer, value: await other.encode(id, p) }))),
+    );
+    // A record not in the wire format: the handler decides (here: skip it).
+    await produce(input, [{ key: 'ann', value: '{"customer":"ann","amount":100}' }]);
+
+    const balances = jsonSchemaSerde<Balance>({ registry: client, schema: balanceSchema });
+    await balances.init([output]);
+    const builder = new StreamsBuilder();
+    builder
+      .stream(input, {
+        keySerde: S,
+        valueSerde: jsonSchemaSerde<Payment>({
+          registry: client,
+          schema: paymentSchema,
+          autoRegister: false,
+        }),
+      })
+      .groupByKey()
+      .aggregate(
+        () => ({ customer: '', paid: 0 }) as Balance,
+        (customer, p, b) => ({ customer, paid: b.paid + p.amount }),
+        { valueSerde: Serdes.Json<Balance>() },
+      )
+      .toStream()
+      .to(output, { keySerde: S, valueSerde: balances });
+    const app = new KafkaStreams(builder.build(), {
+      applicationId,
+      brokers: testBrokers(),
+      processingGuarantee: 'exactly_once',
+      commitIntervalMs: 200,
+      statestoreCacheMaxBytes: 0,
+      deserializationExceptionHandler: 'logAndContinue',
+      stateDir: tempStateDir(),
+      logger: 'error',
+    });
+    topics.cleanUpPrefix(applicationId);
+    apps.push(app);
+    await app.start();
+
+    const records = await readTopic(output, (rs) => rs.length >= 3, { timeoutMs: 60_000, settleMs: 2_000 });
+    const decoded = await Promise.all(records.map(async (r) => ({ ...(await other.decode(r.value)) })));
+    expect(decoded).toEqual([
+      { customer: 'ann', paid: 3 },
+      { customer: 'bob', paid: 4 },
+      { customer: 'ann', paid: 8 },
+    ]);
+    // A record that breaks the writer's schema is refused before it is sent.
+    expect(() => balances.serialize({ customer: 'x', paid: 'lots' } as unknown as Balance, output)).toThrow(
+      /does not match its JSON Schema: data\/paid must be integer/,
+    );
+  }, 180_000);
 });
