@@ -1,5 +1,10 @@
 export { type AvroSerdeOptions, avroSerde } from './avro-serde.ts';
-export { type JsonSchemaSerdeOptions, jsonSchemaSerde } from './json-schema-serde.ts';
+export {
+  type JsonSchemaSerdeOptions,
+  JsonSchemaValidationError,
+  jsonSchemaSerde,
+} from './json-schema-serde.ts';
+export { type ProtobufSerdeOptions, protobufSerde } from './protobuf-serde.ts';
 export {
   type RegisteredSchema,
   type RegistryClientOptions,

@@ -15,7 +15,13 @@ import {
   testBrokers,
   uniqueName,
 } from '../../core/test/runtime/kafka-helpers.ts';
-import { avroSerde, jsonSchemaSerde, SchemaRegistryClient, SchemaRegistryError } from '../src/index.ts';
+import {
+  avroSerde,
+  jsonSchemaSerde,
+  protobufSerde,
+  SchemaRegistryClient,
+  SchemaRegistryError,
+} from '../src/index.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
@@ -255,5 +261,81 @@ describe('jsonSchemaSerde against a real registry and broker', () => {
     expect(() => balances.serialize({ customer: 'x', paid: 'lots' } as unknown as Balance, output)).toThrow(
       /does not match its JSON Schema: data\/paid must be integer/,
     );
+  }, 180_000);
+});
+
+const protoV1 = `syntax = "proto3";
+package com.acme;
+message Sale { string customer = 1; int64 amount = 2; }`;
+const protoV2 = `syntax = "proto3";
+package com.acme;
+message Sale { string customer = 1; int64 amount = 2; string shop = 3; }`;
+const protoTotal = `syntax = "proto3";
+package com.acme;
+message SalesTotal { string customer = 1; int64 total = 2; repeated string shops = 3; }`;
+type Sale = { customer: string; amount: number; shop: string };
+type SalesTotal = { customer: string; total: number; shops: string[] };
+
+describe('protobufSerde against a real registry and broker', () => {
+  it('aggregates Protobuf records exactly once across a new message version mid-stream', async () => {
+    const input = await topics.create('sales');
+    const output = await topics.create('sales-totals');
+    const applicationId = uniqueName('proto-app');
+    // Writers with their own client: the app fetches every schema by id, as a separate app would.
+    const writerClient = new SchemaRegistryClient({ url: registry.url });
+    const v1 = protobufSerde<Omit<Sale, 'shop'>>({ registry: writerClient, schema: protoV1 });
+    await v1.init([input]);
+    await produce(input, [
+      { key: 'ann', value: v1.serialize({ customer: 'ann', amount: 2 }, input) },
+      { key: 'bob', value: v1.serialize({ customer: 'bob', amount: 3 }, input) },
+    ]);
+
+    const client = new SchemaRegistryClient({ url: registry.url });
+    const totals = protobufSerde<SalesTotal>({ registry: client, schema: protoTotal });
+    await totals.init([output]);
+    const builder = new StreamsBuilder();
+    builder
+      .stream(input, { keySerde: S, valueSerde: protobufSerde<Sale>({ registry: client, schema: protoV2 }) })
+      .groupByKey()
+      .aggregate(
+        () => ({ customer: '', total: 0, shops: [] }) as SalesTotal,
+        (customer, s, t) => ({ customer, total: t.total + s.amount, shops: [...t.shops, s.shop || '-'] }),
+        { valueSerde: Serdes.Json<SalesTotal>() },
+      )
+      .toStream()
+      .to(output, { keySerde: S, valueSerde: totals });
+    const app = new KafkaStreams(builder.build(), {
+      applicationId,
+      brokers: testBrokers(),
+      processingGuarantee: 'exactly_once',
+      commitIntervalMs: 200,
+      statestoreCacheMaxBytes: 0,
+      stateDir: tempStateDir(),
+      logger: 'warn',
+    });
+    topics.cleanUpPrefix(applicationId);
+    apps.push(app);
+    await app.start();
+
+    const v2 = protobufSerde<Sale>({ registry: writerClient, schema: protoV2 });
+    await v2.init([input]);
+    await produce(input, [
+      { key: 'ann', value: v2.serialize({ customer: 'ann', amount: 5, shop: 'north' }, input) },
+    ]);
+
+    const records = await readTopic(output, (rs) => rs.length >= 3, { timeoutMs: 60_000, settleMs: 2_000 });
+    const reader = protobufSerde<SalesTotal>({ registry: new SchemaRegistryClient({ url: registry.url }) });
+    const decoded = [];
+    for (const r of records) {
+      await reader.prepare(r.value);
+      decoded.push(reader.deserialize(r.value));
+    }
+    expect(decoded).toEqual([
+      { customer: 'ann', total: 2, shops: ['-'] },
+      { customer: 'bob', total: 3, shops: ['-'] },
+      { customer: 'ann', total: 7, shops: ['-', 'north'] },
+    ]);
+    // Confluent's header for the file's first message: the single index byte 0 after the id.
+    expect(records.every((r) => r.value[5] === 0)).toBe(true);
   }, 180_000);
 });
