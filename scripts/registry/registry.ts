@@ -65,7 +65,13 @@ async function answers(url: string): Promise<boolean> {
 
 /** Starts a registry on `port` (a free one by default) and resolves once its API answers. */
 export async function startRegistry(
-  opts: { port?: number; timeoutMs?: number; log?: (m: string) => void } = {},
+  opts: {
+    port?: number;
+    timeoutMs?: number;
+    log?: (m: string) => void;
+    /** Keep the schemas in an H2 file here, so that a restart on it finds them (default: in memory). */
+    dataDir?: string;
+  } = {},
 ): Promise<RunningRegistry> {
   const jar = ensureRegistryBuilt(registryHome(), opts.log);
   const port = opts.port ?? (await freePort());
@@ -79,6 +85,9 @@ export async function startRegistry(
       `-Dquarkus.http.port=${port}`,
       '-Dquarkus.http.host=127.0.0.1',
       '-Dquarkus.log.level=WARN',
+      ...(opts.dataDir === undefined
+        ? []
+        : [`-Dquarkus.datasource.jdbc.url=jdbc:h2:file:${join(opts.dataDir, 'registry')}`]),
       '-jar',
       jar,
     ],
