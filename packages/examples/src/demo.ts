@@ -5,10 +5,11 @@ import { pageViewsDemo } from './page-views/demo.ts';
 import { wordCountDemo } from './word-count/demo.ts';
 
 const DEMOS: Record<string, (argv: readonly string[]) => Promise<unknown>> = {
-  avro: () => import('./avro/demo.ts'),
   'word-count': wordCountDemo,
   'page-views': pageViewsDemo,
   enrichment: enrichmentDemo,
+  // Loaded only when asked for: it brings the registry serdes and their libraries.
+  avro: () => import('./avro/demo.ts'),
 };
 
 const [first, ...rest] = process.argv.slice(2);
