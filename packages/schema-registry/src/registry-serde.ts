@@ -67,7 +67,11 @@ export class DecoderCache<D> {
     const failure = this.failures.get(id);
     if (failure instanceof SchemaRegistryError) throw failure;
     throw new SchemaRegistryError(
-      `the writer schema ${id} of this record could not be fetched (${String(failure ?? 'not fetched yet')})`,
+      failure === undefined
+        ? `the writer schema ${id} of this record was not fetched: deserialize() ran without an awaited ` +
+            'prepare(). kstreams awaits it for sources without a timestamp extractor; a source with ' +
+            'one does not yet (see docs/schema-registry.md): drop the extractor from this source'
+        : `the writer schema ${id} of this record could not be fetched (${String(failure)})`,
       undefined,
       undefined,
       { cause: failure },
