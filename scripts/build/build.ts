@@ -15,6 +15,7 @@ export const PUBLISHED = {
   '@kstreams/core': 'core',
   '@kstreams/http': 'http',
   '@kstreams/cli': 'cli',
+  '@kstreams/schema-registry': 'schema-registry',
 } as const;
 export type PublishedName = keyof typeof PUBLISHED;
 

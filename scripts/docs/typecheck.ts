@@ -23,6 +23,7 @@ const OPTIONS: ts.CompilerOptions = {
     '@kstreams/http': [join(ROOT, 'packages/http/src/index.ts')],
     '@kstreams/cli': [join(ROOT, 'packages/cli/src/index.ts')],
     '@kstreams/state-store': [join(ROOT, 'packages/state-store/src/index.ts')],
+    '@kstreams/schema-registry': [join(ROOT, 'packages/schema-registry/src/index.ts')],
   },
 };
 

@@ -1,13 +1,15 @@
-// `npm run demo -- [word-count | page-views | enrichment] [flags]`: runs one example end to end (word count when
+// `npm run demo -- [word-count | page-views | enrichment | avro] [flags]`: runs one example end to end (word count when
 // no name is given) and exits non-zero when its output is wrong.
 import { enrichmentDemo } from './enrichment/demo.ts';
 import { pageViewsDemo } from './page-views/demo.ts';
 import { wordCountDemo } from './word-count/demo.ts';
 
-const DEMOS: Record<string, (argv: readonly string[]) => Promise<never>> = {
+const DEMOS: Record<string, (argv: readonly string[]) => Promise<unknown>> = {
   'word-count': wordCountDemo,
   'page-views': pageViewsDemo,
   enrichment: enrichmentDemo,
+  // Loaded only when asked for: it brings the registry serdes and their libraries.
+  avro: () => import('./avro/demo.ts'),
 };
 
 const [first, ...rest] = process.argv.slice(2);

@@ -6,6 +6,14 @@
 export interface Serde<T> {
   serialize(data: T, topic?: string): Buffer;
   deserialize(data: Buffer, topic?: string): T;
+  /**
+   * For serdes that need something fetched before `deserialize` can run (a Schema Registry serde
+   * looking up the schema of an id it has not seen): returns a promise the task awaits before
+   * deserializing this record, or undefined when nothing is missing. It never rejects: a failure
+   * is left for `deserialize` to throw, so that the deserialization exception handler decides.
+   * Serdes without it (all built-in ones) keep the synchronous path.
+   */
+  prepare?(data: Buffer, topic?: string): Promise<void> | undefined;
 }
 
 /** What `Serdes.Json(schema)` accepts: a zod schema, or anything else with `parse`. */

@@ -31,6 +31,17 @@ export class RecordDeserializer {
     return this.dropped;
   }
 
+  /**
+   * What a serde with `prepare` must fetch before this record can be deserialized (a registry
+   * schema not cached yet), or undefined: the common case, checked without allocating.
+   */
+  prepare(source: SourceSerdes, record: InputRecord): Promise<unknown> | undefined {
+    const key = record.key === null ? undefined : source.keySerde.prepare?.(record.key, record.topic);
+    const value = record.value === null ? undefined : source.valueSerde.prepare?.(record.value, record.topic);
+    if (key === undefined) return value;
+    return value === undefined ? key : Promise.all([key, value]);
+  }
+
   /** Undefined: the record is dropped. */
   deserialize(source: SourceSerdes, record: InputRecord): Record<unknown, unknown> | undefined {
     let part: 'key' | 'value' = 'key';

@@ -204,6 +204,15 @@ export class StreamTask implements TaskServices, SinkTarget {
       );
     }
     this.point.needsCommit = true;
+    if (source.timestamps === undefined) {
+      // A registry serde's schema fetch: awaited only for a record whose schema is not cached.
+      const pending = this.deserializer.prepare(source, record);
+      if (pending !== undefined) return pending.then(() => this.processFrom(source, record));
+    }
+    return this.processFrom(source, record);
+  }
+
+  private processFrom(source: SourceRuntimeNode, record: InputRecord): void | Promise<void> {
     let deserialized: Record<unknown, unknown> | undefined;
     if (source.timestamps === undefined) {
       deserialized = this.deserializer.deserialize(source, record);
