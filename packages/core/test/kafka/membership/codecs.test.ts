@@ -38,9 +38,15 @@ describe('consumer protocol', () => {
     expect(encodeSubscription(subscription).toString('hex')).toBe(
       [
         '0003', // version
-        '00000002', `0001${str('a')}`, `0001${str('b')}`, // topics
+        '00000002',
+        `0001${str('a')}`,
+        `0001${str('b')}`, // topics
         '00000003010203', // userData
-        '00000001', `0001${str('a')}`, '00000002', '00000000', '00000002', // owned partitions
+        '00000001',
+        `0001${str('a')}`,
+        '00000002',
+        '00000000',
+        '00000002', // owned partitions
         '00000007', // generation
         `0002${str('r1')}`, // rack
       ].join(''),
@@ -137,9 +143,13 @@ describe('group requests (flexible versions)', () => {
     };
     const head = `00 02${str('g')} 00000003 02${str('m')} 00`;
     const tail = `02 02${str('m')} 030708 00 00`;
-    expect(encodeSyncGroup(request, 5)).toEqual(hex(`${head} 09${str('consumer')} 07${str('stream')} ${tail}`));
+    expect(encodeSyncGroup(request, 5)).toEqual(
+      hex(`${head} 09${str('consumer')} 07${str('stream')} ${tail}`),
+    );
     expect(encodeSyncGroup(request, 4)).toEqual(hex(`${head} ${tail}`));
-    expect(decodeSyncGroup(hex(`00 00000000 0000 09${str('consumer')} 07${str('stream')} 030708 00`), 5)).toEqual({
+    expect(
+      decodeSyncGroup(hex(`00 00000000 0000 09${str('consumer')} 07${str('stream')} 030708 00`), 5),
+    ).toEqual({
       throttleTimeMs: 0,
       errorCode: 0,
       protocolType: 'consumer',

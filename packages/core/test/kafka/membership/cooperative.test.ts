@@ -18,7 +18,13 @@ describe('cooperativeAssign', () => {
       ['B', [tp('t', 1)]],
     ]);
     // Rebalance 1: A owns 0 and 1; the target moves 1 to B.
-    const first = cooperativeAssign(new Map([['A', toKeys([tp('t', 0, 1)])], ['B', new Set()]]), target);
+    const first = cooperativeAssign(
+      new Map([
+        ['A', toKeys([tp('t', 0, 1)])],
+        ['B', new Set()],
+      ]),
+      target,
+    );
     expect(first.assignment.get('A')).toEqual([tp('t', 0)]);
     expect(first.assignment.get('B')).toEqual([]);
     expect(first.withheld.get('B')).toEqual([tp('t', 1)]);

@@ -1,0 +1,144 @@
+// kstreams' own group member on the real broker: members split partitions, a third joins
+// cooperatively (the others keep what they keep without revoking it), a static member restarted
+// with its groupInstanceId gets its partitions back without a rebalance, a second live member with
+// the same id fences the first, and Java's view of the group (DescribeGroups) decodes our bytes.
+import { AssignerProtocol } from 'kafkajs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testKafka, topicsForThisFile, uniqueName } from '../../../../../scripts/test/kafka.ts';
+import { decodeAssignment, type TopicPartitions } from '../../../src/kafka/membership/consumer-protocol.ts';
+import { toKeys } from '../../../src/kafka/membership/cooperative.ts';
+import { GroupMember } from '../../../src/kafka/membership/group-member.ts';
+import { streamsAssignor } from '../../../src/kafka/membership/task-assignment.ts';
+
+const topics = topicsForThisFile();
+const members: GroupMember[] = [];
+
+afterAll(async () => {
+  await Promise.all(members.map((m) => m.close({ leaveGroup: true }).catch(() => {})));
+});
+
+interface Events {
+  revoked: TopicPartitions[][];
+  assigned: TopicPartitions[][];
+  lost: TopicPartitions[][];
+  fatal: Error[];
+}
+
+function member(groupId: string, topic: string, groupInstanceId: string | null = null) {
+  const events: Events = { revoked: [], assigned: [], lost: [], fatal: [] };
+  const m = new GroupMember(testKafka(), {
+    groupId,
+    groupInstanceId,
+    topics: [topic],
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 15_000,
+    heartbeatIntervalMs: 500,
+    assignor: streamsAssignor({ subtopologies: () => [{ id: 0, sourceTopics: [topic] }] }),
+    userData: () => Buffer.from('opaque'),
+    listener: {
+      onPartitionsRevoked: async (p) => void events.revoked.push(p),
+      onPartitionsAssigned: async (p) => void events.assigned.push(p),
+      onPartitionsLost: async (p) => void events.lost.push(p),
+      onFatal: (e) => void events.fatal.push(e),
+    },
+  });
+  members.push(m);
+  // The runtime's loop: the member counts as alive while it polls.
+  const poller = setInterval(() => m.poll(), 200);
+  poller.unref();
+  return { m, events };
+}
+
+const count = (m: GroupMember) => toKeys(m.ownedPartitions).size;
+
+async function until(condition: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('GroupMember on a real broker', () => {
+  it('splits partitions, and a third member joins without revoking what the others keep', async () => {
+    const topic = await topics.create('membership-coop', 6);
+    const groupId = uniqueName('membership-coop');
+    topics.cleanUpPrefix(groupId);
+    const a = member(groupId, topic);
+    const b = member(groupId, topic);
+    await Promise.all([a.m.start(), b.m.start()]);
+    await until(() => count(a.m) === 3 && count(b.m) === 3, 'a 3/3 split');
+    const aBefore = toKeys(a.m.ownedPartitions);
+    const bBefore = toKeys(b.m.ownedPartitions);
+    expect([...aBefore].some((k) => bBefore.has(k))).toBe(false);
+    const revokedBefore = a.events.revoked.length + b.events.revoked.length;
+
+    const c = member(groupId, topic);
+    await c.m.start();
+    await until(() => count(a.m) === 2 && count(b.m) === 2 && count(c.m) === 2, 'a 2/2/2 split');
+    // A and B each revoked exactly the one partition C got, nothing they kept.
+    const revoked = [...a.events.revoked, ...b.events.revoked]
+      .slice(revokedBefore)
+      .flatMap((p) => [...toKeys(p)]);
+    expect(revoked.sort()).toEqual([...toKeys(c.m.ownedPartitions)].sort());
+    for (const key of toKeys(a.m.ownedPartitions)) expect(aBefore.has(key)).toBe(true);
+    for (const key of toKeys(b.m.ownedPartitions)) expect(bBefore.has(key)).toBe(true);
+    expect(a.events.lost).toEqual([]);
+
+    // Java's DescribeGroups view (what kafka-consumer-groups.sh --describe reads).
+    const admin = await topics.admin();
+    const { groups } = await admin.describeGroups([groupId]);
+    expect(groups[0]).toMatchObject({ state: 'Stable', protocolType: 'consumer', protocol: 'stream' });
+    const described = new Map(
+      groups[0]!.members.map((m) => [m.memberId, decodeAssignment(m.memberAssignment).partitions]),
+    );
+    for (const x of [a, b, c]) expect(described.get(x.m.id)).toEqual(x.m.ownedPartitions);
+    const kafkajsView = AssignerProtocol.MemberAssignment.decode(groups[0]!.members[0]!.memberAssignment);
+    expect(Object.keys(kafkajsView?.assignment ?? {})).toEqual([topic]);
+    for (const x of [a, b, c]) await x.m.close();
+  });
+
+  it('gives a restarted static member its partitions back with no rebalance', async () => {
+    const topic = await topics.create('membership-static', 4);
+    const groupId = uniqueName('membership-static');
+    topics.cleanUpPrefix(groupId);
+    const s1 = member(groupId, topic, 'instance-1');
+    const s2 = member(groupId, topic, 'instance-2');
+    await Promise.all([s1.m.start(), s2.m.start()]);
+    await until(() => count(s1.m) === 2 && count(s2.m) === 2, 'a 2/2 split');
+    const generation = s1.m.generation;
+    const s2Partitions = s2.m.ownedPartitions;
+    const s1Events = s1.events.assigned.length + s1.events.revoked.length;
+
+    // As after kill -9: no LeaveGroup, the coordinator keeps instance-2's place for the session.
+    await s2.m.close({ leaveGroup: false });
+    await new Promise((r) => setTimeout(r, 2_000));
+    const restarted = member(groupId, topic, 'instance-2');
+    const startedAt = performance.now();
+    await restarted.m.start();
+    const rejoinMs = performance.now() - startedAt;
+    console.log(`static member rejoined in ${rejoinMs.toFixed(0)} ms`);
+
+    expect(restarted.m.ownedPartitions).toEqual(s2Partitions);
+    expect(restarted.m.generation).toBe(generation);
+    expect(rejoinMs).toBeLessThan(2_000);
+    // s1 heard of no rebalance, across a few of its heartbeats.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(s1.events.assigned.length + s1.events.revoked.length).toBe(s1Events);
+    expect(s1.m.generation).toBe(generation);
+
+    // A second live member with the same id: the coordinator gives it the id and fences the first.
+    const twin = member(groupId, topic, 'instance-2');
+    await twin.m.start();
+    await until(() => restarted.events.fatal.length > 0, 'the fenced error');
+    expect(restarted.events.fatal[0]!.message).toMatch(
+      /another live member of group '.*' uses groupInstanceId 'instance-2'.*Give every instance its own groupInstanceId/,
+    );
+    expect(twin.m.ownedPartitions).toEqual(s2Partitions);
+
+    // close() of a static member leaves only when asked (Kafka Streams' CloseOptions.leaveGroup).
+    await twin.m.close({ leaveGroup: true });
+    await until(() => count(s1.m) === 4, 's1 taking over the left member’s partitions');
+    await s1.m.close({ leaveGroup: true });
+  });
+});
