@@ -2,9 +2,13 @@
 // cooperatively (the others keep what they keep without revoking it), a static member restarted
 // with its groupInstanceId gets its partitions back without a rebalance, a second live member with
 // the same id fences the first, and Java's view of the group (DescribeGroups) decodes our bytes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { AssignerProtocol } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testKafka, topicsForThisFile, uniqueName } from '../../../../../scripts/test/kafka.ts';
+import { bundleEntry } from '../../../../../scripts/test/bundle.ts';
+import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../../../scripts/test/kafka.ts';
 import { decodeAssignment, type TopicPartitions } from '../../../src/kafka/membership/consumer-protocol.ts';
 import { toKeys } from '../../../src/kafka/membership/cooperative.ts';
 import { GroupMember } from '../../../src/kafka/membership/group-member.ts';
@@ -12,8 +16,10 @@ import { streamsAssignor } from '../../../src/kafka/membership/task-assignment.t
 
 const topics = topicsForThisFile();
 const members: GroupMember[] = [];
+const children: ChildProcess[] = [];
 
 afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
   await Promise.all(members.map((m) => m.close({ leaveGroup: true }).catch(() => {})));
 });
 
@@ -57,6 +63,32 @@ async function until(condition: () => boolean, what: string, timeoutMs = 40_000)
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+interface ChildEvent {
+  event: string;
+  at: number;
+  partitions?: TopicPartitions[];
+  generationId?: number;
+}
+
+/** The static member fixture as a process; `spawnedAt`: when it was started (epoch ms). */
+async function staticMemberProcess(env: Record<string, string>) {
+  const script = await bundleEntry(join(import.meta.dirname, 'fixtures', 'static-member.ts'));
+  const events: ChildEvent[] = [];
+  const spawnedAt = Date.now();
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env, BROKERS: testBrokers().join(',') },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  createInterface({ input: child.stdout! }).on('line', (line) => events.push(JSON.parse(line) as ChildEvent));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const kill = () => {
+    child.kill('SIGKILL');
+    return exited;
+  };
+  return { events, spawnedAt, kill };
 }
 
 describe('GroupMember on a real broker', () => {
@@ -140,5 +172,32 @@ describe('GroupMember on a real broker', () => {
     await twin.m.close({ leaveGroup: true });
     await until(() => count(s1.m) === 4, 's1 taking over the left member’s partitions');
     await s1.m.close({ leaveGroup: true });
+  });
+
+  it('gives a static member killed with SIGKILL its partitions back when its process restarts', async () => {
+    const topic = await topics.create('membership-kill', 4);
+    const groupId = uniqueName('membership-kill');
+    topics.cleanUpPrefix(groupId);
+    const witness = member(groupId, topic, 'witness');
+    const env = { GROUP_ID: groupId, TOPIC: topic, INSTANCE_ID: 'killed' };
+    const first = await staticMemberProcess(env);
+    await witness.m.start();
+    await until(() => count(witness.m) === 2 && first.events.at(-1)?.partitions?.length === 1, 'a 2/2 split');
+    const before = first.events.at(-1)!;
+    const witnessEvents = witness.events.assigned.length + witness.events.revoked.length;
+    await first.kill();
+
+    const second = await staticMemberProcess(env);
+    await until(() => second.events.some((e) => e.event === 'assigned'), 'the restarted member’s assignment');
+    const after = second.events.find((e) => e.event === 'assigned')!;
+    const fromSpawnMs = after.at - second.spawnedAt;
+    console.log(`SIGKILLed static member: assigned ${fromSpawnMs} ms after its process was spawned`);
+    expect(after.partitions).toEqual(before.partitions);
+    expect(after.generationId).toBe(before.generationId);
+    expect(fromSpawnMs).toBeLessThan(2_000);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(witness.events.assigned.length + witness.events.revoked.length).toBe(witnessEvents);
+    await second.kill();
+    await witness.m.close({ leaveGroup: true });
   });
 });
