@@ -36,12 +36,20 @@ function createCluster(kafka: Kafka): KafkajsCluster {
   return owner[key]!({ allowAutoTopicCreation: false });
 }
 
-type Body<A extends GroupApi> = Parameters<typeof groupRequest<A>>[2];
-type Response<A extends GroupApi> = Awaited<
+export type Body<A extends GroupApi> = Parameters<typeof groupRequest<A>>[2];
+export type Response<A extends GroupApi> = Awaited<
   ReturnType<ReturnType<typeof groupRequest<A>>['response']['decode']>
 >;
 
-export class CoordinatorClient {
+/** What a member needs of its coordinator (a fake in unit tests). */
+export interface CoordinatorLink {
+  findCoordinator(): Promise<void>;
+  send<A extends GroupApi>(api: A, body: Body<A>, requestTimeoutMs?: number): Promise<Response<A>>;
+  partitionCounts(topics: string[]): Promise<Map<string, number>>;
+  disconnect(): Promise<void>;
+}
+
+export class CoordinatorClient implements CoordinatorLink {
   private readonly cluster: KafkajsCluster;
   private coordinator?: KafkajsBroker;
   private connected = false;

@@ -16,7 +16,7 @@ import {
   type TopicPartitions,
 } from './consumer-protocol.ts';
 import { assignmentChange } from './cooperative.ts';
-import { CoordinatorClient } from './coordinator.ts';
+import { CoordinatorClient, type CoordinatorLink } from './coordinator.ts';
 import {
   CODES,
   COORDINATOR_MOVED,
@@ -76,7 +76,7 @@ const RETRY_BACKOFF_MS = 100;
 const MAX_RETRY_BACKOFF_MS = 1_000;
 
 export class GroupMember {
-  private readonly client: CoordinatorClient;
+  private readonly client: CoordinatorLink;
   private state: State = 'unjoined';
   private memberId = '';
   private generationId = -1;
@@ -88,11 +88,13 @@ export class GroupMember {
   private lastPoll = Date.now();
   private leaderOf = false;
 
+  /** `connection`: the app's kafkajs client (the member opens connections of its own from it). */
   constructor(
-    kafka: Kafka,
+    connection: Kafka | CoordinatorLink,
     private readonly options: GroupMemberOptions,
   ) {
-    this.client = new CoordinatorClient(kafka, options.groupId);
+    this.client =
+      'findCoordinator' in connection ? connection : new CoordinatorClient(connection, options.groupId);
   }
 
   get id(): string {
