@@ -2,11 +2,12 @@
 // cooperatively (the others keep what they keep without revoking it), a static member restarted
 // with its groupInstanceId gets its partitions back without a rebalance, a second live member with
 // the same id fences the first, and Java's view of the group (DescribeGroups) decodes our bytes.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { AssignerProtocol } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { brokerOptions, brokerPaths } from '../../../../../scripts/kafka/broker.ts';
 import { bundleEntry } from '../../../../../scripts/test/bundle.ts';
 import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../../../scripts/test/kafka.ts';
 import { decodeAssignment, type TopicPartitions } from '../../../src/kafka/membership/consumer-protocol.ts';
@@ -55,6 +56,11 @@ function member(groupId: string, topic: string, groupInstanceId: string | null =
   return { m, events };
 }
 
+const toKeysText = (list: TopicPartitions[]) =>
+  list
+    .flatMap(({ topic, partitions }) => partitions.map((p) => `${topic}:${p}`))
+    .sort()
+    .join(',');
 const count = (m: GroupMember) => toKeys(m.ownedPartitions).size;
 
 async function until(condition: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
@@ -89,6 +95,24 @@ async function staticMemberProcess(env: Record<string, string>) {
     return exited;
   };
   return { events, spawnedAt, kill };
+}
+
+/**
+ * Java's Admin.describeConsumerGroups on the group (what kafka-consumer-groups.sh --describe
+ * shows): `member <id> <instance id> <topic:partition,...>` lines. Asynchronous: the members in
+ * this process keep heartbeating meanwhile.
+ */
+function describeWithJava(groupId: string): Promise<string[]> {
+  const classpath = join(brokerPaths(brokerOptions()).libs, '*');
+  const source = join(import.meta.dirname, 'fixtures', 'DescribeGroup.java');
+  return new Promise((resolve, reject) =>
+    execFile(
+      'java',
+      ['-cp', classpath, source, testBrokers().join(','), groupId],
+      { timeout: 60_000 },
+      (error, stdout) => (error ? reject(error) : resolve(stdout.trim().split('\n'))),
+    ),
+  );
 }
 
 describe('GroupMember on a real broker', () => {
@@ -139,6 +163,11 @@ describe('GroupMember on a real broker', () => {
     await Promise.all([s1.m.start(), s2.m.start()]);
     await until(() => count(s1.m) === 2 && count(s2.m) === 2, 'a 2/2 split');
     const generation = s1.m.generation;
+    const line = (x: { m: GroupMember }, instance: string) =>
+      `member ${x.m.id} ${instance} ${toKeysText(x.m.ownedPartitions)}`;
+    expect((await describeWithJava(groupId)).sort()).toEqual(
+      ['assignor stream', line(s1, 'instance-1'), line(s2, 'instance-2')].sort(),
+    );
     const s2Partitions = s2.m.ownedPartitions;
     const s1Events = s1.events.assigned.length + s1.events.revoked.length;
 
