@@ -154,13 +154,10 @@ export class GroupMember {
     };
     while (this.state !== 'closed') {
       this.state = 'joining';
+      clearTimeout(this.heartbeatTimer);
       try {
         const outcome = await this.joinOnce();
-        if (outcome === 'done') {
-          this.state = 'stable';
-          this.scheduleHeartbeat();
-          return;
-        }
+        if (outcome === 'done') return; // stable, heartbeating (or closed meanwhile)
         if (outcome === 'retry') await retry();
       } catch (error) {
         if (error instanceof GroupMembershipError && !error.retriable) {
@@ -210,19 +207,30 @@ export class GroupMember {
     this.leaderOf = join.leader === join.memberId;
     // v9 (KIP-814): a static leader that rejoined unchanged must not assign again.
     const assignments = this.leaderOf && !join.skipAssignment ? await this.assign(join.members) : [];
-    const sync = await this.client.send('SyncGroup', {
-      groupId,
-      generationId: join.generationId,
-      memberId: this.memberId,
-      groupInstanceId,
-      protocolType: 'consumer',
-      protocolName: join.protocolName,
-      assignments,
-    });
+    const sync = await this.client.send(
+      'SyncGroup',
+      {
+        groupId,
+        generationId: join.generationId,
+        memberId: this.memberId,
+        groupInstanceId,
+        protocolType: 'consumer',
+        protocolName: join.protocolName,
+        assignments,
+      },
+      // A follower's answer waits for the leader's assignment.
+      this.options.rebalanceTimeoutMs + 5_000,
+    );
     const syncOutcome = await this.groupErrorOutcome('SyncGroup', sync.errorCode);
     if (syncOutcome !== undefined) return syncOutcome;
     this.generationId = join.generationId;
-    return (await this.apply(decodeAssignment(sync.assignment))) ? 'rejoin' : 'done';
+    // In the group now: heartbeats go on while the runtime commits and closes revoked tasks, which
+    // may take longer than the session timeout (Java's heartbeat thread does the same).
+    this.state = 'stable';
+    this.scheduleHeartbeat();
+    const revoked = await this.apply(decodeAssignment(sync.assignment));
+    // A heartbeat may have seen a new rebalance meanwhile (and asked for a rejoin).
+    return revoked || this.rejoinReason !== null ? 'rejoin' : 'done';
   }
 
   private async assign(

@@ -60,7 +60,7 @@ class FakeCoordinator implements CoordinatorLink {
 const assignment = (...partitions: TopicPartitions[]): Buffer =>
   encodeAssignment({ partitions, userData: null });
 
-function memberWith(fake: FakeCoordinator, options: Partial<GroupMemberOptions> = {}) {
+function memberWith(fake: FakeCoordinator, options: Partial<GroupMemberOptions> = {}, revokeMs = 0) {
   const log: string[] = [];
   const errors: Error[] = [];
   const member = new GroupMember(fake, {
@@ -72,7 +72,10 @@ function memberWith(fake: FakeCoordinator, options: Partial<GroupMemberOptions> 
     heartbeatIntervalMs: 10,
     assignor: { name: 'stream', assign: () => new Map<string, Assignment>() },
     listener: {
-      onPartitionsRevoked: async (p) => void log.push(`revoked ${JSON.stringify(p)}`),
+      onPartitionsRevoked: async (p) => {
+        log.push(`revoked ${JSON.stringify(p)}`);
+        await new Promise((r) => setTimeout(r, revokeMs));
+      },
       onPartitionsAssigned: async (p) => void log.push(`assigned ${JSON.stringify(p)}`),
       onPartitionsLost: async (p, e) => {
         log.push(`lost ${JSON.stringify(p)}`);
@@ -108,14 +111,18 @@ describe('GroupMember', () => {
   it('revokes only what moved, then rejoins at once with what it still owns', async () => {
     const fake = new FakeCoordinator();
     fake.answers.SyncGroup.push(() => ({ assignment: assignment(tp('t', 0, 1)) }));
-    const { member, log } = memberWith(fake);
+    // Revoking (committing, closing tasks) is slow: heartbeats go on meanwhile.
+    const { member, log } = memberWith(fake, {}, 200);
     await member.start();
     // A rebalance takes partition 1 away: the member revokes it and rejoins for the follow-up.
     fake.generation = 2;
     fake.answers.Heartbeat.push(() => ({ errorCode: 27 }));
     fake.answers.SyncGroup.push(() => ({ assignment: assignment(tp('t', 0)) }));
     fake.answers.SyncGroup.push(() => ({ assignment: assignment(tp('t', 0)) }));
+    await until(() => log.length === 2);
+    const heartbeatsAtRevoke = fake.sentOf('Heartbeat').length;
     await until(() => fake.sentOf('JoinGroup').length === 3 && member.ownedPartitions.length === 1);
+    expect(fake.sentOf('Heartbeat').length).toBeGreaterThan(heartbeatsAtRevoke + 3);
     await member.rejoin('settle');
     expect(log.slice(0, 3)).toEqual([
       `assigned ${JSON.stringify([tp('t', 0, 1)])}`,
