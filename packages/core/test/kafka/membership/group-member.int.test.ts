@@ -73,6 +73,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 40_000)
 
 interface ChildEvent {
   event: string;
+  message?: string;
   at: number;
   partitions?: TopicPartitions[];
   generationId?: number;
@@ -94,7 +95,7 @@ async function staticMemberProcess(env: Record<string, string>) {
     child.kill('SIGKILL');
     return exited;
   };
-  return { events, spawnedAt, kill };
+  return { events, spawnedAt, kill, signal: (s: NodeJS.Signals) => child.kill(s) };
 }
 
 /**
@@ -132,6 +133,10 @@ describe('GroupMember on a real broker', () => {
     const c = member(groupId, topic);
     await c.m.start();
     await until(() => count(a.m) === 2 && count(b.m) === 2 && count(c.m) === 2, 'a 2/2/2 split');
+    // Two phases: C's first assignment is empty (A and B still owned everything), its second has
+    // what they revoked.
+    expect(c.events.assigned[0]).toEqual([]);
+    expect([...toKeys(c.events.assigned.flat())].sort()).toEqual([...toKeys(c.m.ownedPartitions)].sort());
     // A and B each revoked exactly the one partition C got, nothing they kept.
     const revoked = [...a.events.revoked, ...b.events.revoked]
       .slice(revokedBefore)
@@ -228,5 +233,36 @@ describe('GroupMember on a real broker', () => {
     expect(witness.events.assigned.length + witness.events.revoked.length).toBe(witnessEvents);
     await second.kill();
     await witness.m.close({ leaveGroup: true });
+  });
+
+  it('loses its partitions with a clear message when the coordinator removed it, then rejoins', async () => {
+    const topic = await topics.create('membership-stall', 4);
+    const groupId = uniqueName('membership-stall');
+    topics.cleanUpPrefix(groupId);
+    const witness = member(groupId, topic);
+    const stalled = await staticMemberProcess({
+      GROUP_ID: groupId,
+      TOPIC: topic,
+      SESSION_TIMEOUT_MS: '6000',
+    });
+    await witness.m.start();
+    await until(
+      () => count(witness.m) === 2 && stalled.events.at(-1)?.partitions?.length === 1,
+      'a 2/2 split',
+    );
+    const owned = stalled.events.at(-1)!.partitions;
+    // A process that stops answering (a long GC pause, a stopped VM) past its session timeout.
+    stalled.signal('SIGSTOP');
+    await until(() => count(witness.m) === 4, 'the witness taking over', 30_000);
+    stalled.signal('SIGCONT');
+    await until(() => stalled.events.some((e) => e.event === 'lost'), 'the stalled member’s loss');
+    const lost = stalled.events.find((e) => e.event === 'lost')!;
+    expect(lost.partitions).toEqual(owned);
+    expect(lost.message).toMatch(
+      /removed this member from group '.*' \((UNKNOWN_MEMBER_ID|ILLEGAL_GENERATION)\)/,
+    );
+    await until(() => count(witness.m) === 2, 'the rejoined member’s share', 30_000);
+    await stalled.kill();
+    await witness.m.close();
   });
 });
