@@ -6,6 +6,7 @@
 // groupInstanceId a restarted member gets its partitions back without a rebalance, and close()
 // leaves the group only when asked (Kafka Streams' CloseOptions.leaveGroup).
 import type { Kafka } from 'kafkajs';
+import { isRetriableError } from '../error-kinds.ts';
 import {
   type Assignment,
   decodeAssignment,
@@ -160,10 +161,13 @@ export class GroupMember {
         if (outcome === 'done') return; // stable, heartbeating (or closed meanwhile)
         if (outcome === 'retry') await retry();
       } catch (error) {
-        if (error instanceof GroupMembershipError && !error.retriable) {
-          this.fail(error);
+        // A broker away, a request timed out, a coordinator that moved: find it again and retry;
+        // anything else (refused, fenced, a failed callback) stops the member.
+        if (!isRetriableError(error)) {
+          this.fail(error as Error);
           return;
         }
+        await this.client.findCoordinator().catch(() => {});
         await retry();
       }
     }
@@ -257,10 +261,14 @@ export class GroupMember {
    */
   private async apply(assignment: Assignment): Promise<boolean> {
     const change = assignmentChange(this.owned, assignment.partitions);
-    if (change.revoked.length > 0) await this.options.listener.onPartitionsRevoked(change.revoked);
+    const { listener } = this.options;
+    if (change.revoked.length > 0)
+      await callback('onPartitionsRevoked', () => listener.onPartitionsRevoked(change.revoked));
     this.owned = assignment.partitions;
     this.assignment = assignment;
-    await this.options.listener.onPartitionsAssigned(change.added, assignment, this.generationId);
+    await callback('onPartitionsAssigned', () =>
+      listener.onPartitionsAssigned(change.added, assignment, this.generationId),
+    );
     if (change.revoked.length > 0) this.rejoinReason = 'revoked partitions for another member';
     return change.revoked.length > 0;
   }
@@ -296,7 +304,8 @@ export class GroupMember {
     const lost = this.owned;
     this.owned = [];
     this.assignment = { partitions: [], userData: null };
-    if (lost.length > 0) await this.options.listener.onPartitionsLost(lost, error);
+    if (lost.length > 0)
+      await callback('onPartitionsLost', () => this.options.listener.onPartitionsLost(lost, error));
   }
 
   private scheduleHeartbeat(): void {
@@ -331,7 +340,8 @@ export class GroupMember {
         })
       ).errorCode;
     } catch {
-      // The connection broke: kafkajs reconnects on the next request; the session timeout decides.
+      // The connection broke or the coordinator moved: find it again; the session timeout decides.
+      await this.client.findCoordinator().catch(() => {});
       this.scheduleHeartbeat();
       return;
     }
@@ -396,6 +406,18 @@ export class GroupMember {
     } finally {
       await this.client.disconnect();
     }
+  }
+}
+
+/** A listener's failure is the runtime's: fatal, as an exception from Java's callbacks ends poll(). */
+async function callback(name: string, call: () => Promise<void>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    throw new GroupMembershipError(
+      'REBALANCE_CALLBACK_FAILED',
+      `the rebalance listener's ${name} failed: ${(error as Error)?.message ?? String(error)}`,
+    );
   }
 }
 

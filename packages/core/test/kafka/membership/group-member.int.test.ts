@@ -228,7 +228,9 @@ describe('GroupMember on a real broker', () => {
     console.log(`SIGKILLed static member: assigned ${fromSpawnMs} ms after its process was spawned`);
     expect(after.partitions).toEqual(before.partitions);
     expect(after.generationId).toBe(before.generationId);
-    expect(fromSpawnMs).toBeLessThan(2_000);
+    // Well inside the 10 s session timeout: no wait for the old member's session to expire. (The
+    // figure itself, 431-1,093 ms on 2026-12-05, is mostly node's start on a shared machine.)
+    expect(fromSpawnMs).toBeLessThan(5_000);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(witness.events.assigned.length + witness.events.revoked.length).toBe(witnessEvents);
     await second.kill();

@@ -223,4 +223,31 @@ describe('GroupMember', () => {
     expect(fake.sentOf('SyncGroup')[1]!.assignments).toEqual([]);
     await member.close();
   });
+
+  it('retries a join the network broke, and stops when a rebalance callback fails', async () => {
+    const fake = new FakeCoordinator();
+    let failures = 0;
+    fake.answers.JoinGroup.push(() => {
+      failures++;
+      throw Object.assign(new Error('Connection closed'), { retriable: true });
+    });
+    fake.answers.SyncGroup.push(() => ({ assignment: assignment(tp('t', 0)) }));
+    const { member, errors } = memberWith(fake, {
+      listener: {
+        onPartitionsRevoked: async () => {},
+        onPartitionsAssigned: async () => {
+          throw new Error('state directory locked');
+        },
+        onPartitionsLost: async () => {},
+        onFatal: (e) => void errors.push(e),
+      },
+    });
+    await member.start();
+    expect(failures).toBe(1);
+    expect(fake.sentOf('JoinGroup')).toHaveLength(2);
+    expect(errors.map((e) => e.message)).toEqual([
+      "the rebalance listener's onPartitionsAssigned failed: state directory locked",
+    ]);
+    await member.close();
+  });
 });
