@@ -165,8 +165,12 @@ describe('GroupMember on a real broker', () => {
     topics.cleanUpPrefix(groupId);
     const s1 = member(groupId, topic, 'instance-1');
     const s2 = member(groupId, topic, 'instance-2');
-    await Promise.all([s1.m.start(), s2.m.start()]);
+    // instance-2 joins first and leads the group: its restart takes the static leader's path
+    // (JoinGroup v9's skip_assignment, KIP-814).
+    await s2.m.start();
+    await s1.m.start();
     await until(() => count(s1.m) === 2 && count(s2.m) === 2, 'a 2/2 split');
+    expect(s2.m.isLeader).toBe(true);
     const generation = s1.m.generation;
     const line = (x: { m: GroupMember }, instance: string) =>
       `member ${x.m.id} ${instance} ${toKeysText(x.m.ownedPartitions)}`;
@@ -187,6 +191,7 @@ describe('GroupMember on a real broker', () => {
 
     expect(restarted.m.ownedPartitions).toEqual(s2Partitions);
     expect(restarted.m.generation).toBe(generation);
+    expect(restarted.m.isLeader).toBe(true);
     expect(rejoinMs).toBeLessThan(2_000);
     // s1 heard of no rebalance, across a few of its heartbeats.
     await new Promise((r) => setTimeout(r, 2_000));
