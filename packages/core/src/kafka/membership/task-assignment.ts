@@ -92,11 +92,14 @@ export function assignStreamsGroup(
 export const STREAMS_PROTOCOL_NAME = 'stream';
 
 /**
- * The group assignor of a kstreams app. `assignmentUserData` gives a member's userData from its
- * target tasks (Kafka Streams' AssignmentInfo; opaque here).
+ * The group assignor of a kstreams app. userData stays the runtime's: `previousTasks` reads a
+ * member's, `assignmentUserData` writes a member's from its target tasks (Kafka Streams'
+ * SubscriptionInfo and AssignmentInfo).
  */
 export function streamsAssignor(options: {
   subtopologies: () => SubtopologyTopics[];
+  /** The tasks a member holds state for, read from its userData (Kafka Streams' prevTasks). */
+  previousTasks?: (userData: Buffer | null) => string[];
   assignmentUserData?: (memberId: string, targetTasks: string[]) => Buffer | null;
 }): GroupAssignor {
   return {
@@ -109,6 +112,7 @@ export function streamsAssignor(options: {
           memberId: m.memberId,
           ownedPartitions: m.subscription.ownedPartitions,
           generationId: m.subscription.generationId,
+          ownedTasks: options.previousTasks?.(m.subscription.userData) ?? [],
         })),
       );
       const plan = new Map<string, Assignment>();

@@ -1,13 +1,13 @@
 // KIP-429's two-phase moves and the sticky, co-partitioned target, without a broker.
 import { describe, expect, it } from 'vitest';
-import type { TopicPartitions } from '../../../src/kafka/membership/consumer-protocol.ts';
+import type { Subscription, TopicPartitions } from '../../../src/kafka/membership/consumer-protocol.ts';
 import {
   assignmentChange,
   cooperativeAssign,
   toKeys,
   validOwnership,
 } from '../../../src/kafka/membership/cooperative.ts';
-import { assignStreamsGroup } from '../../../src/kafka/membership/task-assignment.ts';
+import { assignStreamsGroup, streamsAssignor } from '../../../src/kafka/membership/task-assignment.ts';
 
 const tp = (topic: string, ...partitions: number[]): TopicPartitions => ({ topic, partitions });
 
@@ -135,5 +135,32 @@ describe('assignStreamsGroup', () => {
     expect(again.followUp).toBe(false);
     expect(again.members.get('B2')!.targetTasks.sort()).toEqual(initial.get('B')!.targetTasks.sort());
     expect(again.members.get('A')!.partitions).toEqual(initial.get('A')!.partitions);
+  });
+});
+
+describe('streamsAssignor', () => {
+  it('reads previous tasks from the runtime’s userData and writes the assignment’s', async () => {
+    const subscription = (userData: string | null): Subscription => ({
+      topics: ['t'],
+      userData: userData === null ? null : Buffer.from(userData),
+      ownedPartitions: [],
+      generationId: -1,
+      rackId: null,
+    });
+    const assignor = streamsAssignor({
+      subtopologies: () => [{ id: 0, sourceTopics: ['t'] }],
+      previousTasks: (userData) => (userData === null ? [] : JSON.parse(userData.toString())),
+      assignmentUserData: (memberId, tasks) => Buffer.from(`${memberId}:${tasks.join(',')}`),
+    });
+    // A fresh group: no one owns partitions, but B has the state of tasks 0_2 and 0_3 on disk.
+    const plan = await assignor.assign(
+      [
+        { memberId: 'A', groupInstanceId: null, subscription: subscription(null) },
+        { memberId: 'B', groupInstanceId: null, subscription: subscription('["0_2","0_3"]') },
+      ],
+      () => 4,
+    );
+    expect(plan.get('B')).toEqual({ partitions: [tp('t', 2, 3)], userData: Buffer.from('B:0_2,0_3') });
+    expect(plan.get('A')!.partitions).toEqual([tp('t', 0, 1)]);
   });
 });
