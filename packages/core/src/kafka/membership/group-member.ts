@@ -88,6 +88,7 @@ export class GroupMember {
   private rejoinReason: string | null = null;
   private lastPoll = Date.now();
   private leaderOf = false;
+  private fatal?: Error;
 
   /** `connection`: the app's kafkajs client (the member opens connections of its own from it). */
   constructor(
@@ -122,11 +123,15 @@ export class GroupMember {
     };
   }
 
-  /** Joins the group; resolves once the member has its first assignment. */
+  /**
+   * Joins the group; resolves once the member has its first assignment, rejects with the error
+   * that stopped it (also told to onFatal) if it could not join.
+   */
   async start(): Promise<void> {
     if (this.state !== 'unjoined') throw new Error('the group member has started already');
     await this.client.findCoordinator();
     await this.rejoin('initial join');
+    if (this.fatal !== undefined) throw this.fatal;
   }
 
   /**
@@ -380,6 +385,7 @@ export class GroupMember {
 
   private fail(error: Error): void {
     if (this.state === 'closed') return;
+    this.fatal = error;
     this.state = 'closed';
     clearTimeout(this.heartbeatTimer);
     this.options.listener.onFatal(error);

@@ -9,6 +9,7 @@ import {
   type TopicPartitions,
 } from '../../../src/kafka/membership/consumer-protocol.ts';
 import type { Body, CoordinatorLink, Response } from '../../../src/kafka/membership/coordinator.ts';
+import { brokerTooOldError } from '../../../src/kafka/membership/group-errors.ts';
 import { GroupMember, type GroupMemberOptions } from '../../../src/kafka/membership/group-member.ts';
 import type { GroupApi } from '../../../src/kafka/membership/group-requests.ts';
 
@@ -242,12 +243,26 @@ describe('GroupMember', () => {
         onFatal: (e) => void errors.push(e),
       },
     });
-    await member.start();
+    await expect(member.start()).rejects.toThrow(/onPartitionsAssigned failed: state directory locked/);
     expect(failures).toBe(1);
     expect(fake.sentOf('JoinGroup')).toHaveLength(2);
     expect(errors.map((e) => e.message)).toEqual([
       "the rebalance listener's onPartitionsAssigned failed: state directory locked",
     ]);
+    await member.close();
+  });
+
+  it('fails start() when the coordinator is too old, and says so', async () => {
+    const fake = new FakeCoordinator();
+    fake.answers.JoinGroup.push(() => {
+      throw brokerTooOldError('JoinGroup', 5, 6, 'old-broker:9092');
+    });
+    const { member, errors } = memberWith(fake);
+    await expect(member.start()).rejects.toThrow(
+      /group coordinator old-broker:9092 speaks JoinGroup up to v5; .*needs JoinGroup v6 or newer/,
+    );
+    expect(errors).toHaveLength(1);
+    expect(fake.sentOf('JoinGroup')).toHaveLength(1);
     await member.close();
   });
 });
