@@ -1,7 +1,9 @@
 // A fault from issue 42: the broker unreachable for 60 s mid-run (a proxy between the app and its
 // own broker drops every request and connection), then back. Input keeps arriving meanwhile. The
 // app must recover by itself: exact counts under exactly_once, nothing lost under at_least_once.
-// The figures (time to recover after the outage, duplicates) are printed for the note.
+// The figures (time to recover after the outage, duplicates) are printed for the note. On a wrong
+// exactly_once output the message carries what the logs hold (txn-audit.ts): each record's
+// producer epoch and its transaction's marker, and the input per key.
 import { Kafka, logLevel } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +22,7 @@ import {
   uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
+import { auditTopic, byPosition, fatesByKey } from './txn-audit.ts';
 
 const OUTAGE_MS = 60_000;
 const KEYS = Array.from({ length: 20 }, (_, i) => `k${i}`);
@@ -32,7 +35,16 @@ const opts = {
   clientListener: { port: 19794, advertisedPort: 19795 },
 };
 const proxy = new FaultProxy(19795, { host: opts.host, port: 19794 });
-const direct = new Kafka({ brokers: [`${opts.host}:${opts.port}`], logLevel: logLevel.NOTHING });
+// The setup client's errors (a produce retried, say), kept for the failure message.
+const directLog: string[] = [];
+const direct = new Kafka({
+  brokers: [`${opts.host}:${opts.port}`],
+  logLevel: logLevel.ERROR,
+  logCreator:
+    () =>
+    ({ log }) =>
+      void directLog.push(`${log.timestamp} ${log.message} ${(log.error as string | undefined) ?? ''}`),
+});
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 
 beforeAll(async () => {
@@ -115,9 +127,17 @@ describe('the broker unreachable for 60 s mid-run', () => {
           })
           .join('\n')}`;
       const total = KEYS.length * n;
+      // The input first: a record the test wrote twice is counted twice, rightly.
+      expect(
+        await inputRecords(input),
+        `the test wrote its input twice in part:\n${directLog.join('\n')}`,
+      ).toBe(total);
       if (guarantee === 'exactly_once') {
         const exact = Array.from({ length: n }, (_, i) => i + 1);
-        for (const k of KEYS) expect(seqs.get(k), explain(k)).toEqual(exact);
+        const wrong = KEYS.filter((k) => JSON.stringify(seqs.get(k)) !== JSON.stringify(exact));
+        // What the logs hold, to tell a real duplicate from a reader or an input at fault.
+        const evidence = wrong.length === 0 ? '' : await logEvidence(input, output, records, wrong[0]!);
+        for (const k of KEYS) expect(seqs.get(k), `${explain(k)}\n${evidence}`).toEqual(exact);
       } else {
         for (const k of KEYS) expect(highest.get(k) ?? 0, explain(k)).toBeGreaterThanOrEqual(n);
       }
@@ -132,3 +152,53 @@ describe('the broker unreachable for 60 s mid-run', () => {
     }, 480_000);
   }
 });
+
+/**
+ * For a wrong exactly_once output: each of the key's records as the reader saw it with its
+ * producer id, epoch and its transaction's fate in the log; which keys' records the reader
+ * returned from transactions not committed; and how many records per key the input holds.
+ */
+async function logEvidence(
+  input: string,
+  output: string,
+  read: Array<{ key: string; value: Buffer; partition: number; offset: number }>,
+  key: string,
+): Promise<string> {
+  const out = await auditTopic(direct, output);
+  const inp = await auditTopic(direct, input);
+  const at = byPosition(out.records);
+  const seen = read
+    .filter((r) => r.key === key)
+    .map((r) => {
+      const a = at.get(`${r.partition}:${r.offset}`);
+      return `${Number(r.value.readBigInt64BE(0))}@${r.partition}:${r.offset}/${a ? `pid ${a.producerId} e${a.epoch} ${a.fate}` : 'not in log'}`;
+    });
+  const notCommitted = read.filter((r) => {
+    const fate = at.get(`${r.partition}:${r.offset}`)?.fate;
+    return fate !== 'COMMIT';
+  }).length;
+  const markers = out.markers
+    .filter((m) => m.type === 'ABORT')
+    .map((m) => `${m.partition}:${m.offset} pid ${m.producerId} e${m.epoch}`);
+  const inputCounts = [...fatesByKey(inp.records)].map(([k, f]) => `${k}=${JSON.stringify(f)}`);
+  return [
+    `log of ${output}: ${key}: ${seen.join(' ')}`,
+    `records the reader returned that the log does not show committed: ${notCommitted}`,
+    `output fates per key: ${[...fatesByKey(out.records)].map(([k, f]) => `${k}=${JSON.stringify(f)}`).join(' ')}`,
+    `ABORT markers in ${output}: ${markers.join(', ') || 'none'}`,
+    `input ${input}: ${inp.records.length} records; per key: ${inputCounts.join(' ')}`,
+    `the setup client's errors:\n${directLog.join('\n') || 'none'}`,
+  ].join('\n');
+}
+
+/** How many records the input topic holds (its producer is not transactional: one per offset). */
+async function inputRecords(topic: string): Promise<number> {
+  const admin = direct.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((sum, o) => sum + Number(o.high) - Number(o.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
