@@ -8,7 +8,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
-import { FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
+import { ApiKey, FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
 import { KafkaStreams, type KafkaStreamsState, type ProcessingGuarantee } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
 import {
@@ -56,9 +56,28 @@ afterAll(async () => {
   await stop(opts, { clean: true });
 }, 60_000);
 
+/**
+ * `during`: the outage starts as the answer to the app's first request of that kind is lost (the
+ * broker acted on it, the app cannot know), not after the first batch. With EndTxn the
+ * coordinator has committed a transaction whose commit the app sees fail.
+ */
+const CASES: Array<{ guarantee: ProcessingGuarantee; during?: 'EndTxn' }> = [
+  { guarantee: 'exactly_once' },
+  { guarantee: 'at_least_once' },
+  { guarantee: 'exactly_once', during: 'EndTxn' },
+];
+
 describe('the broker unreachable for 60 s mid-run', () => {
-  for (const guarantee of ['exactly_once', 'at_least_once'] as ProcessingGuarantee[]) {
-    it(`${guarantee}: recovers by itself after the outage`, async () => {
+  for (const { guarantee, during } of CASES) {
+    const name = `${guarantee}${during ? ` (from a lost ${during} answer on)` : ''}`;
+    it(`${name}: recovers by itself after the outage`, async () => {
+      proxy.loseNextResponses([], 0);
+      let outageStart = 0;
+      proxy.onLost = () => {
+        if (outageStart > 0) return;
+        outageStart = Date.now();
+        proxy.dropConnections(OUTAGE_MS);
+      };
       const input = uniqueName('outage-in');
       const output = uniqueName('outage-out');
       await createTopics(direct, [
@@ -84,11 +103,14 @@ describe('the broker unreachable for 60 s mid-run', () => {
       apps.push(app);
       const states: Array<[number, KafkaStreamsState]> = [];
       app.on('stateChange', (s) => states.push([Date.now(), s]));
+      if (during) proxy.loseNextResponses([ApiKey[during]], 1);
       await app.start();
-      await waitFor(() => app.metrics().processedRecords >= PER_BATCH, 60_000, 'the first batch');
-
-      const outageStart = Date.now();
-      proxy.dropConnections(OUTAGE_MS);
+      if (during) await waitFor(() => outageStart > 0, 60_000, `the app's first ${during} request`);
+      else {
+        await waitFor(() => app.metrics().processedRecords >= PER_BATCH, 60_000, 'the first batch');
+        outageStart = Date.now();
+        proxy.dropConnections(OUTAGE_MS);
+      }
       for (let b = 1; b < BATCHES; b++) {
         await produce(input, batch(b), direct);
         await new Promise((r) => setTimeout(r, OUTAGE_MS / BATCHES));
@@ -141,12 +163,12 @@ describe('the broker unreachable for 60 s mid-run', () => {
       } else {
         for (const k of KEYS) expect(highest.get(k) ?? 0, explain(k)).toBeGreaterThanOrEqual(n);
       }
-      const during = states
+      const statesSince = states
         .filter(([t]) => t >= outageStart)
         .map(([t, s]) => `${s}@+${Math.round((t - outageStart) / 1000)}s`);
       console.log(
-        `[outage ${guarantee}] ${OUTAGE_MS / 1000} s outage: output complete ${Math.round(recoveredMs / 1000)} s after it ended; ` +
-          `${records.length} records for ${total} updates (${records.length - total} duplicates); states: ${during.join(', ') || 'none'}; ` +
+        `[outage ${name}] ${OUTAGE_MS / 1000} s outage: output complete ${Math.round(recoveredMs / 1000)} s after it ended; ` +
+          `${records.length} records for ${total} updates (${records.length - total} duplicates); states: ${statesSince.join(', ') || 'none'}; ` +
           `rollbacks ${app.metrics().rollbacks}`,
       );
     }, 480_000);
