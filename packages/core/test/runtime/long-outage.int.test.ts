@@ -1,12 +1,14 @@
 // A fault from issue 42: the broker unreachable for 60 s mid-run (a proxy between the app and its
 // own broker drops every request and connection), then back. Input keeps arriving meanwhile. The
 // app must recover by itself: exact counts under exactly_once, nothing lost under at_least_once.
-// The figures (time to recover after the outage, duplicates) are printed for the note.
+// The figures (time to recover after the outage, duplicates) are printed for the note. On a wrong
+// exactly_once output the message carries what the logs hold (txn-audit.ts): each record's
+// producer epoch and its transaction's marker, and the input per key.
 import { Kafka, logLevel } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
-import { FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
+import { ApiKey, FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
 import { KafkaStreams, type KafkaStreamsState, type ProcessingGuarantee } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
 import {
@@ -20,6 +22,7 @@ import {
   uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
+import { auditTopic, byPosition, fatesByKey } from './txn-audit.ts';
 
 const OUTAGE_MS = 60_000;
 const KEYS = Array.from({ length: 20 }, (_, i) => `k${i}`);
@@ -28,11 +31,20 @@ const BATCHES = 8;
 
 // Ports of its own (beside broker-restart's 19492 and lost-acks' 19592).
 const opts = {
-  ...brokerOptions({ ...process.env, KAFKA_PORT: '19792' }),
-  clientListener: { port: 19794, advertisedPort: 19795 },
+  ...brokerOptions({ ...process.env, KAFKA_PORT: '19992' }),
+  clientListener: { port: 19994, advertisedPort: 19995 },
 };
-const proxy = new FaultProxy(19795, { host: opts.host, port: 19794 });
-const direct = new Kafka({ brokers: [`${opts.host}:${opts.port}`], logLevel: logLevel.NOTHING });
+const proxy = new FaultProxy(19995, { host: opts.host, port: 19994 });
+// The setup client's errors (a produce retried, say), kept for the failure message.
+const directLog: string[] = [];
+const direct = new Kafka({
+  brokers: [`${opts.host}:${opts.port}`],
+  logLevel: logLevel.ERROR,
+  logCreator:
+    () =>
+    ({ log }) =>
+      void directLog.push(`${log.timestamp} ${log.message} ${(log.error as string | undefined) ?? ''}`),
+});
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 
 beforeAll(async () => {
@@ -44,9 +56,28 @@ afterAll(async () => {
   await stop(opts, { clean: true });
 }, 60_000);
 
+/**
+ * `during`: the outage starts as the answer to the app's first request of that kind is lost (the
+ * broker acted on it, the app cannot know), not after the first batch. With EndTxn the
+ * coordinator has committed a transaction whose commit the app sees fail.
+ */
+const CASES: Array<{ guarantee: ProcessingGuarantee; during?: 'EndTxn' }> = [
+  { guarantee: 'exactly_once' },
+  { guarantee: 'at_least_once' },
+  { guarantee: 'exactly_once', during: 'EndTxn' },
+];
+
 describe('the broker unreachable for 60 s mid-run', () => {
-  for (const guarantee of ['exactly_once', 'at_least_once'] as ProcessingGuarantee[]) {
-    it(`${guarantee}: recovers by itself after the outage`, async () => {
+  for (const { guarantee, during } of CASES) {
+    const name = `${guarantee}${during ? ` (from a lost ${during} answer on)` : ''}`;
+    it(`${name}: recovers by itself after the outage`, async () => {
+      proxy.loseNextResponses([], 0);
+      let outageStart = 0;
+      proxy.onLost = () => {
+        if (outageStart > 0) return;
+        outageStart = Date.now();
+        proxy.dropConnections(OUTAGE_MS);
+      };
       const input = uniqueName('outage-in');
       const output = uniqueName('outage-out');
       await createTopics(direct, [
@@ -72,11 +103,14 @@ describe('the broker unreachable for 60 s mid-run', () => {
       apps.push(app);
       const states: Array<[number, KafkaStreamsState]> = [];
       app.on('stateChange', (s) => states.push([Date.now(), s]));
+      if (during) proxy.loseNextResponses([ApiKey[during]], 1);
       await app.start();
-      await waitFor(() => app.metrics().processedRecords >= PER_BATCH, 60_000, 'the first batch');
-
-      const outageStart = Date.now();
-      proxy.dropConnections(OUTAGE_MS);
+      if (during) await waitFor(() => outageStart > 0, 60_000, `the app's first ${during} request`);
+      else {
+        await waitFor(() => app.metrics().processedRecords >= PER_BATCH, 60_000, 'the first batch');
+        outageStart = Date.now();
+        proxy.dropConnections(OUTAGE_MS);
+      }
       for (let b = 1; b < BATCHES; b++) {
         await produce(input, batch(b), direct);
         await new Promise((r) => setTimeout(r, OUTAGE_MS / BATCHES));
@@ -115,20 +149,78 @@ describe('the broker unreachable for 60 s mid-run', () => {
           })
           .join('\n')}`;
       const total = KEYS.length * n;
+      // The input first: a record the test wrote twice is counted twice, rightly.
+      expect(
+        await inputRecords(input),
+        `the test wrote its input twice in part:\n${directLog.join('\n')}`,
+      ).toBe(total);
       if (guarantee === 'exactly_once') {
         const exact = Array.from({ length: n }, (_, i) => i + 1);
-        for (const k of KEYS) expect(seqs.get(k), explain(k)).toEqual(exact);
+        const wrong = KEYS.filter((k) => JSON.stringify(seqs.get(k)) !== JSON.stringify(exact));
+        // What the logs hold, to tell a real duplicate from a reader or an input at fault.
+        const evidence = wrong.length === 0 ? '' : await logEvidence(input, output, records, wrong[0]!);
+        for (const k of KEYS) expect(seqs.get(k), `${explain(k)}\n${evidence}`).toEqual(exact);
       } else {
         for (const k of KEYS) expect(highest.get(k) ?? 0, explain(k)).toBeGreaterThanOrEqual(n);
       }
-      const during = states
+      const statesSince = states
         .filter(([t]) => t >= outageStart)
         .map(([t, s]) => `${s}@+${Math.round((t - outageStart) / 1000)}s`);
       console.log(
-        `[outage ${guarantee}] ${OUTAGE_MS / 1000} s outage: output complete ${Math.round(recoveredMs / 1000)} s after it ended; ` +
-          `${records.length} records for ${total} updates (${records.length - total} duplicates); states: ${during.join(', ') || 'none'}; ` +
+        `[outage ${name}] ${OUTAGE_MS / 1000} s outage: output complete ${Math.round(recoveredMs / 1000)} s after it ended; ` +
+          `${records.length} records for ${total} updates (${records.length - total} duplicates); states: ${statesSince.join(', ') || 'none'}; ` +
           `rollbacks ${app.metrics().rollbacks}`,
       );
     }, 480_000);
   }
 });
+
+/**
+ * For a wrong exactly_once output: each of the key's records as the reader saw it with its
+ * producer id, epoch and its transaction's fate in the log; which keys' records the reader
+ * returned from transactions not committed; and how many records per key the input holds.
+ */
+async function logEvidence(
+  input: string,
+  output: string,
+  read: Array<{ key: string; value: Buffer; partition: number; offset: number }>,
+  key: string,
+): Promise<string> {
+  const out = await auditTopic(direct, output);
+  const inp = await auditTopic(direct, input);
+  const at = byPosition(out.records);
+  const seen = read
+    .filter((r) => r.key === key)
+    .map((r) => {
+      const a = at.get(`${r.partition}:${r.offset}`);
+      return `${Number(r.value.readBigInt64BE(0))}@${r.partition}:${r.offset}/${a ? `pid ${a.producerId} e${a.epoch} ${a.fate}` : 'not in log'}`;
+    });
+  const notCommitted = read.filter((r) => {
+    const fate = at.get(`${r.partition}:${r.offset}`)?.fate;
+    return fate !== 'COMMIT';
+  }).length;
+  const markers = out.markers
+    .filter((m) => m.type === 'ABORT')
+    .map((m) => `${m.partition}:${m.offset} pid ${m.producerId} e${m.epoch}`);
+  const inputCounts = [...fatesByKey(inp.records)].map(([k, f]) => `${k}=${JSON.stringify(f)}`);
+  return [
+    `log of ${output}: ${key}: ${seen.join(' ')}`,
+    `records the reader returned that the log does not show committed: ${notCommitted}`,
+    `output fates per key: ${[...fatesByKey(out.records)].map(([k, f]) => `${k}=${JSON.stringify(f)}`).join(' ')}`,
+    `ABORT markers in ${output}: ${markers.join(', ') || 'none'}`,
+    `input ${input}: ${inp.records.length} records; per key: ${inputCounts.join(' ')}`,
+    `the setup client's errors:\n${directLog.join('\n') || 'none'}`,
+  ].join('\n');
+}
+
+/** How many records the input topic holds (its producer is not transactional: one per offset). */
+async function inputRecords(topic: string): Promise<number> {
+  const admin = direct.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return offsets.reduce((sum, o) => sum + Number(o.high) - Number(o.low), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
