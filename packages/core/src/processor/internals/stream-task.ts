@@ -1,6 +1,6 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
-import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
+import { StreamsError } from '../../errors.ts';
 import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
@@ -10,12 +10,11 @@ import { taskIdToString } from '../task-id.ts';
 import { type CommitListener, CommitPoint } from './commit-point.ts';
 import { TaskExceptionHandling } from './exception-handling.ts';
 import { OperatorDrops } from './operator-drops.ts';
-import { isPromise, PendingWork } from './pending-work.ts';
+import { PendingWork } from './pending-work.ts';
 import type { RuntimeNodeRef, TaskServices } from './processor-context-impl.ts';
 import {
   buildTaskGraph,
   type ProcessorRuntimeNode,
-  type RuntimeNode,
   type SinkRuntimeNode,
   type SinkTarget,
   type SourceRuntimeNode,
@@ -38,6 +37,7 @@ import {
   takeStamped,
 } from './source-timestamps.ts';
 import { TaskCaches } from './task-caches.ts';
+import { TaskRouting } from './task-routing.ts';
 
 export type { TaskId } from '../task-id.ts';
 
@@ -71,6 +71,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly errors: TaskExceptionHandling;
   private readonly punctuation = new TaskPunctuation<ProcessorRuntimeNode>();
   private readonly caches: TaskCaches;
+  private readonly routing: TaskRouting;
 
   private topologyInitialized = false;
   private closed = false;
@@ -110,6 +111,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     const { collector, errorHandling } = options;
     this.errors = new TaskExceptionHandling(this.idString, collector, this.logger, errorHandling);
     this.deserializer = this.errors.recordDeserializer((topic) => this.sources.get(topic)!.name);
+    this.routing = new TaskRouting(this.idString, this.errors, this.work, () => this.currentRecord);
     // The task's options hold the state manager's own (StateOptions) besides the task's.
     this.stateManager = new ProcessorStateManager({
       ...options,
@@ -253,49 +255,11 @@ export class StreamTask implements TaskServices, SinkTarget {
     record: Record<unknown, unknown> | FixedKeyRecord<unknown, unknown>,
     childName?: string,
   ): void {
-    const node = from as RuntimeNode;
-    const rec = record as Record<unknown, unknown>;
-    if (childName !== undefined) {
-      const child = node.childByName.get(childName);
-      if (child === undefined) {
-        throw new ProcessingError(
-          this.idString,
-          node.name,
-          `forwarding to '${childName}', which is not one of its children (${node.children.map((c) => c.name).join(', ') || 'none'})`,
-        );
-      }
-      this.dispatch(child, rec);
-      return;
-    }
-    const children = node.children;
-    for (let i = 0; i < children.length; i++) this.dispatch(children[i]!, rec);
-  }
-
-  private dispatch(node: RuntimeNode, record: Record<unknown, unknown>): void {
-    let result: void | Promise<void>;
-    try {
-      result = node.process(record);
-    } catch (error) {
-      if (this.errors.processing(error, node.name, this.currentRecord, record)) return;
-      throw this.wrapError(node, error, this.describeCurrent());
-    }
-    if (isPromise(result)) {
-      // The record's description now: by the time the promise settles the task has moved on.
-      const detail = this.describeCurrent();
-      const handled = this.errors.processingAsync(result, node.name, this.currentRecord, record);
-      this.work.track(handled, (error) => this.wrapError(node, error, detail));
-    }
-  }
-
-  private describeCurrent(): string {
-    const r = this.currentRecord;
-    return r === undefined ? 'while punctuating' : `processing ${r.topic}-${r.partition} offset ${r.offset}`;
+    this.routing.forward(from, record, childName);
   }
 
   private wrapError(node: RuntimeNodeRef, error: unknown, detail: string): StreamsError {
-    // Errors that already say where they happened pass unchanged; a bare serde error gets the node.
-    if (error instanceof StreamsError && !(error instanceof SerdeError)) return error;
-    return new ProcessingError(this.idString, node.name, detail, { cause: error });
+    return this.routing.wrapError(node, error, detail);
   }
 
   sendFromSink(sink: SinkRuntimeNode, record: Record<unknown, unknown>): void {
