@@ -36,6 +36,7 @@ import {
   type StampedRecord,
   takeStamped,
 } from './source-timestamps.ts';
+import { type AsyncMetrics, TaskAsyncWork } from './task-async-work.ts';
 import { TaskCaches } from './task-caches.ts';
 import { TaskRouting } from './task-routing.ts';
 
@@ -72,6 +73,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly punctuation = new TaskPunctuation<ProcessorRuntimeNode>();
   private readonly caches: TaskCaches;
   private readonly routing: TaskRouting;
+  private readonly asyncWork: TaskAsyncWork;
 
   private topologyInitialized = false;
   private closed = false;
@@ -90,12 +92,13 @@ export class StreamTask implements TaskServices, SinkTarget {
       defaultValueSerde: options.defaultValueSerde,
     };
     this.now = options.now ?? Date.now;
-    this.caches = new TaskCaches(options.threadCache, this.idString, options.topology, this.work, {
+    const current = {
       get: () => this.currentRecord,
-      set: (record) => {
+      set: (record: InputRecord | undefined) => {
         this.currentRecord = record;
       },
-    });
+    };
+    this.caches = new TaskCaches(options.threadCache, this.idString, options.topology, this.work, current);
     defaultLogger ??= pino({ name: 'kstreams' });
     this.logger = (options.logger ?? defaultLogger).child({ task: this.idString });
 
@@ -111,7 +114,9 @@ export class StreamTask implements TaskServices, SinkTarget {
     const { collector, errorHandling } = options;
     this.errors = new TaskExceptionHandling(this.idString, collector, this.logger, errorHandling);
     this.deserializer = this.errors.recordDeserializer((topic) => this.sources.get(topic)!.name);
-    this.routing = new TaskRouting(this.idString, this.errors, this.work, () => this.currentRecord);
+    this.routing = new TaskRouting(this.idString, this.errors, this.work, current.get);
+    const { errors, routing, now, options: o } = this;
+    this.asyncWork = new TaskAsyncWork({ current, errors, routing, now, onProgress: o.onAsyncProgress });
     // The task's options hold the state manager's own (StateOptions) besides the task's.
     this.stateManager = new ProcessorStateManager({
       ...options,
@@ -132,6 +137,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
       task: this,
+      async: { work: this.asyncWork, input: current.get },
     });
     this.sources = graph.sources;
     this.processors = graph.processors;
@@ -155,7 +161,6 @@ export class StreamTask implements TaskServices, SinkTarget {
   initializeStores(): Promise<CheckpointEntry[]> {
     return this.stateManager.initialize();
   }
-
   /** The raw bytes store, for the runtime's changelog restore (bypasses the buffer). */
   storeFor(storeName: string): KeyValueBytesStore {
     return this.stateManager.bytesStore(storeName);
@@ -185,7 +190,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       try {
         node.processor.init?.(node.context);
       } catch (error) {
-        throw this.wrapError(node, error, 'in init()');
+        throw this.routing.wrapError(node, error, 'in init()');
       }
     }
     // What init() scheduled is what a rollback before the first commit returns to.
@@ -205,6 +210,7 @@ export class StreamTask implements TaskServices, SinkTarget {
         `Task ${this.idString} does not read topic '${record.topic}' (it reads ${[...this.sources.keys()].join(', ')})`,
       );
     }
+    if (!this.asyncWork.canTake) this.asyncWork.throwFailure();
     this.point.needsCommit = true;
     let deserialized: Record<unknown, unknown> | undefined;
     if (source.timestamps === undefined) {
@@ -228,6 +234,26 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.currentRecord = undefined;
     this.markConsumed(record);
     return this.punctuateStreamTime();
+  }
+
+  // ---- async operators (the commit's hooks: docs/architecture.md) ----
+  /** False while an async operator is at maxInFlight (or failed): the runtime gives the task no record. */
+  get canTakeRecord(): boolean {
+    return this.asyncWork.canTake;
+  }
+
+  /** Records taken by async operators whose results are not forwarded yet. */
+  hasInFlight(): boolean {
+    return this.asyncWork.inFlight > 0;
+  }
+
+  /** Every commit awaits this before it reads the consumed offsets; throws an async failure. */
+  awaitInFlight(): Promise<void> {
+    return this.asyncWork.settled(this.work);
+  }
+
+  asyncMetrics(): AsyncMetrics | undefined {
+    return this.asyncWork.hasLanes ? this.asyncWork.metrics() : undefined;
   }
 
   private async finishAsync(record: InputRecord): Promise<void> {
@@ -256,10 +282,6 @@ export class StreamTask implements TaskServices, SinkTarget {
     childName?: string,
   ): void {
     this.routing.forward(from, record, childName);
-  }
-
-  private wrapError(node: RuntimeNodeRef, error: unknown, detail: string): StreamsError {
-    return this.routing.wrapError(node, error, detail);
   }
 
   sendFromSink(sink: SinkRuntimeNode, record: Record<unknown, unknown>): void {
@@ -326,7 +348,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   private runPunctuators(queue: PunctuationQueue<ProcessorRuntimeNode>, now: number): void | Promise<void> {
     const wrap = (owner: ProcessorRuntimeNode, error: unknown) =>
-      this.wrapError(owner, error, 'while punctuating');
+      this.routing.wrapError(owner, error, 'while punctuating');
     const fired = this.punctuation.fire(queue, now, {
       onDue: (count) => {
         this.point.needsCommit = true;
@@ -390,6 +412,9 @@ export class StreamTask implements TaskServices, SinkTarget {
     changelogOffsets: readonly CheckpointEntry[],
     { offsetsCommitted = true }: { offsetsCommitted?: boolean } = {},
   ): Promise<void> {
+    // A commit path that forgot awaitInFlight() would commit offsets past unfinished records.
+    if (this.hasInFlight())
+      throw new StreamsError(`Task ${this.idString}: commit while records are in flight`);
     await this.stateManager.commit(changelogOffsets);
     this.point.committed(offsetsCommitted);
   }
@@ -400,6 +425,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.stateManager.rollback();
     this.point.rollback();
     this.work.clear();
+    this.asyncWork.abandon();
     this.currentRecord = undefined;
   }
 
@@ -407,13 +433,14 @@ export class StreamTask implements TaskServices, SinkTarget {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.asyncWork.abandon();
     let firstError: unknown;
     if (this.topologyInitialized) {
       for (const node of this.processors) {
         try {
           await node.processor.close?.();
         } catch (error) {
-          firstError ??= this.wrapError(node, error, 'in close()');
+          firstError ??= this.routing.wrapError(node, error, 'in close()');
         }
       }
     }
