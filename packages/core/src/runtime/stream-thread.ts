@@ -54,6 +54,7 @@ export class StreamThread {
       mutex: this.mutex,
       isClosing: () => this.closing,
       fatal: (e) => this.fatal(e),
+      onAsyncProgress: (taskId) => this.wakeTask(taskId),
     });
     if (config.taskStallTimeoutMs > 0)
       this.watchdog = new TaskWatchdog({
@@ -180,6 +181,8 @@ export class StreamThread {
       if (t.partitionGroup.numBuffered > 0 && !this.rebalancing) {
         if ((await this.processTask(t, now)) === 'failed' || !(await this.flushTask(t))) continue;
       }
+      // Output of async operators that finished since: sent now rather than at the commit.
+      else if (t.collector.size > 0 && !(await this.flushTask(t))) continue;
       await t.task.punctuateWallClock(now);
     }
     this.resumeDrained();
@@ -278,6 +281,30 @@ export class StreamThread {
         this.resumeDrained();
       }
     }
+  }
+
+  /** Tasks with a wake-up queued (one section per task, however many records finished). */
+  private readonly waking = new Set<string>();
+
+  /**
+   * A task's async operators had room again or finished: give it the records it left waiting and
+   * send its output now, not at the next batch or tick.
+   */
+  private wakeTask(taskId: string): void {
+    if (this.waking.has(taskId)) return;
+    this.waking.add(taskId);
+    void this.mutex
+      .run(async () => {
+        this.waking.delete(taskId);
+        const rt = this.manager.tasks.get(taskId);
+        if (rt?.state !== 'running' || this.closing || this.failed) return;
+        if (rt.partitionGroup.numBuffered > 0 && !this.rebalancing) {
+          if ((await this.processTask(rt, Date.now())) === 'failed') return;
+        }
+        await this.flushTask(rt);
+        this.resumeDrained();
+      }, 'async progress')
+      .catch((e) => this.fatal(e));
   }
 
   /** Resumes the partitions paused for a full queue whose queue has room again. */

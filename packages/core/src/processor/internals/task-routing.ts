@@ -6,8 +6,14 @@ import type { FixedKeyRecord, Record } from '../record.ts';
 import type { TaskExceptionHandling } from './exception-handling.ts';
 import { isPromise, type PendingWork } from './pending-work.ts';
 import type { RuntimeNodeRef } from './processor-context-impl.ts';
-import type { RuntimeNode } from './processor-nodes.ts';
 import type { InputRecord } from './records.ts';
+
+/** processor-nodes.ts' RuntimeNode, as routing sees it (that module imports this one's users). */
+interface RuntimeNode extends RuntimeNodeRef {
+  readonly children: RuntimeNode[];
+  readonly childByName: Map<string, RuntimeNode>;
+  process(record: Record<unknown, unknown>): void | Promise<void>;
+}
 
 export class TaskRouting {
   constructor(
