@@ -19,6 +19,8 @@ const BATCH_SLICE = 1_000;
 const MAX_BUFFERED_PER_PARTITION = 1_000;
 /** A fetched batch yields the thread after this long, so commits and punctuation are not starved. */
 const MAX_BATCH_MS = 500;
+/** Output of async operators sent by a wake-up once this many records wait (else at the tick). */
+const ASYNC_FLUSH_RECORDS = 500;
 
 export class StreamThread {
   private readonly mutex = new Mutex((label, heldMs) =>
@@ -301,7 +303,9 @@ export class StreamThread {
         if (rt.partitionGroup.numBuffered > 0 && !this.rebalancing) {
           if ((await this.processTask(rt, Date.now())) === 'failed') return;
         }
-        await this.flushTask(rt);
+        // Not a send per finished record (each awaits the broker, in the thread's section): the
+        // output goes when it is a batch, when the task has nothing left in flight, or at the tick.
+        if (rt.collector.size >= ASYNC_FLUSH_RECORDS || !rt.task.hasInFlight()) await this.flushTask(rt);
         this.resumeDrained();
       }, 'async progress')
       .catch((e) => this.fatal(e));
