@@ -151,6 +151,20 @@ describe('async processors in a StreamTask', () => {
     expect(t.asyncMetrics()).toMatchObject({ inFlight: 0, completed: 2, timeouts: 0 });
   });
 
+  it('a full task takes records again once a tenth of its slots are free, not at every finished call', async () => {
+    const calls = new Calls();
+    const t = await task(calls, { maxInFlight: 20 });
+    for (let i = 0; i < 20; i++) t.process(input(i, `k${i}`, `v${i}`));
+    expect(t.canTakeRecord).toBe(false);
+    calls.finish('v0');
+    await tick();
+    expect(t.canTakeRecord).toBe(false);
+    calls.finish('v1');
+    await tick();
+    expect(t.canTakeRecord).toBe(true);
+    expect(out()).toEqual(['k0=V0', 'k1=V1']);
+  });
+
   it('the commit waits for the records in flight, and refuses to commit past them', async () => {
     const calls = new Calls();
     const t = await task(calls, {});

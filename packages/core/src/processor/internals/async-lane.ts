@@ -17,7 +17,7 @@ export interface AsyncHost {
   judge(error: unknown, nodeName: string, input: InputRecord | undefined, record: AnyRecord): boolean;
   /** The task fails with `error` (it surfaces at the task's next record or commit). */
   fail(error: unknown, nodeName: string, input: InputRecord | undefined): void;
-  /** Told when the lane's record count changes across maxInFlight, or reaches 0. */
+  /** Told when the lane becomes blocked or unblocked, or its record count reaches 0. */
   changed(lane: AsyncLane): void;
   now(): number;
 }
@@ -79,8 +79,15 @@ export class AsyncLane {
     private readonly forward: (record: AnyRecord) => void,
   ) {}
 
-  get full(): boolean {
-    return this.size >= this.options.maxInFlight;
+  /**
+   * Set at maxInFlight; cleared once a tenth of the slots are free again, so that a full task takes
+   * records in bunches rather than one per finished call (each a section of the stream thread).
+   */
+  blocked = false;
+
+  private get resumeAt(): number {
+    const max = this.options.maxInFlight;
+    return max - Math.max(1, Math.floor(max / 10));
   }
 
   submit(record: AnyRecord, input: InputRecord | undefined): void {
@@ -91,7 +98,10 @@ export class AsyncLane {
     this.tails.set(entry.key, entry);
     if (tail !== undefined) tail.next = entry;
     else this.schedule(entry);
-    if (this.size === this.options.maxInFlight) this.host.changed(this);
+    if (!this.blocked && this.size >= this.options.maxInFlight) {
+      this.blocked = true;
+      this.host.changed(this);
+    }
   }
 
   private schedule(entry: Entry): void {
@@ -188,7 +198,6 @@ export class AsyncLane {
   }
 
   private release(entry: Entry): void {
-    const wasFull = this.full;
     this.size -= 1;
     if (entry.error !== undefined) {
       if (!this.host.judge(entry.error, this.nodeName, entry.input, entry.record))
@@ -204,7 +213,10 @@ export class AsyncLane {
         }
       });
     }
-    if (wasFull || this.size === 0) this.host.changed(this);
+    if (this.blocked && this.size <= this.resumeAt) {
+      this.blocked = false;
+      this.host.changed(this);
+    } else if (this.size === 0) this.host.changed(this);
   }
 
   /** Forgets every record (rollback, close): their calls are aborted and their results ignored. */
@@ -217,5 +229,6 @@ export class AsyncLane {
     this.order = [];
     this.running = 0;
     this.size = 0;
+    this.blocked = false;
   }
 }

@@ -108,7 +108,7 @@ export class TaskAsyncWork implements AsyncHost {
   changed(lane: AsyncLane): void {
     const before = this.fullLanes;
     this.fullLanes = 0;
-    for (const l of this.lanes) if (l.full) this.fullLanes += 1;
+    for (const l of this.lanes) if (l.blocked) this.fullLanes += 1;
     this.update();
     if (lane.size === 0 || this.fullLanes < before) {
       if (this.inFlight === 0) this.wake();
