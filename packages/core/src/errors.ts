@@ -106,6 +106,16 @@ export class ProcessingError extends StreamsError {
   }
 }
 
+/** An asynchronous processor's call did not finish within its `timeoutMs`. */
+export class AsyncTimeoutError extends StreamsError {
+  constructor(nodeName: string, timeoutMs: number, where: string) {
+    super(
+      `Async processor ${nodeName} did not finish within ${timeoutMs} ms ${where}: raise its timeoutMs, ` +
+        `or configure a processing exception handler that returns 'continue' to skip such records`,
+    );
+  }
+}
+
 /**
  * A sink's record is larger than `producer.maxRequestSize` (Java's RecordTooLargeException): the
  * broker would refuse it however often it is sent.

@@ -16,6 +16,7 @@ export type {
 } from './config/streams-config.ts';
 export {
   type AclResourceType,
+  AsyncTimeoutError,
   AuthenticationError,
   AuthorizationError,
   BrokerUnreachableError,
@@ -34,6 +35,18 @@ export {
 export { authorizationCode } from './kafka/authorization.ts';
 export { AuthorizationRefusals } from './kafka/refusals.ts';
 export * from './kstream/index.ts';
+export type {
+  AsyncAction,
+  AsyncPredicate,
+  AsyncValueMapper,
+} from './kstream/internals/async-operators.ts';
+export type {
+  AsyncCall,
+  AsyncOptions,
+  AsyncOrdering,
+  AsyncProcessor,
+  AsyncProcessorSupplier,
+} from './processor/async-processor.ts';
 export { AutoOffsetReset, type AutoOffsetResetLike } from './processor/auto-offset-reset.ts';
 export type {
   DeserializationExceptionHandler,

@@ -13,6 +13,7 @@ export { type KeyValue, keyValue } from './key-value.ts';
 export { KGroupedStream } from './kgrouped-stream.ts';
 export { KGroupedTable } from './kgrouped-table.ts';
 export { KStream } from './kstream.ts';
+export { KStreamAsyncOperators } from './kstream-async.ts';
 export { KTable } from './ktable.ts';
 export type {
   Consumed,

@@ -7,6 +7,7 @@ import type { TopicNameExtractor } from '../processor/topic-name-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { BranchedKStream } from './branched-kstream.ts';
 import type { GlobalKTable } from './global-ktable.ts';
+import { splitNamedAndStores } from './internals/async-operators.ts';
 import type { InternalStreamsBuilder, JoinRepartition } from './internals/internal-streams-builder.ts';
 import { dispatchJoin } from './internals/join-dispatch.ts';
 import {
@@ -26,6 +27,7 @@ import type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.t
 import type { JoinWindows } from './join-windows.ts';
 import type { KeyValue } from './key-value.ts';
 import { KGroupedStream } from './kgrouped-stream.ts';
+import { KStreamAsyncOperators } from './kstream-async.ts';
 import { KTable } from './ktable.ts';
 import type {
   Grouped,
@@ -37,24 +39,11 @@ import type {
   StreamJoined,
 } from './options.ts';
 
-function splitNamedAndStores(args: ReadonlyArray<string | Named>): {
-  name: string | undefined;
-  stores: string[];
-} {
-  let name: string | undefined;
-  const stores: string[] = [];
-  for (const arg of args) {
-    if (typeof arg === 'string') stores.push(arg);
-    else name = arg.name;
-  }
-  return { name, stores };
-}
-
 /**
  * An unbounded stream of records with keys of type K and values of type V. Each operation adds
  * processors to the topology and returns a new KStream; types follow the chain.
  */
-export class KStream<K, V> {
+export class KStream<K, V> extends KStreamAsyncOperators<K, V> {
   /** @internal */
   constructor(
     /** @internal */ readonly builder: InternalStreamsBuilder,
@@ -64,7 +53,9 @@ export class KStream<K, V> {
     /** @internal */ readonly valueSerde: Serde<V> | undefined,
     /** @internal Whether the key may have changed since the last repartition. */
     readonly repartitionRequired: boolean,
-  ) {}
+  ) {
+    super();
+  }
 
   /** @internal This stream's repartition for joins, once a join made one (Kafka Streams reuses it). */
   joinRepartition: JoinRepartition | undefined;
@@ -436,5 +427,18 @@ export class KStream<K, V> {
     );
     if (stores.length > 0) this.builder.topology.connectProcessorAndStateStores([name], stores);
     return new KStream<K, VOut>(this.builder, name, this.keySerde, undefined, this.repartitionRequired);
+  }
+
+  /** @internal The stream below an asynchronous operator (see KStreamAsyncOperators). */
+  protected asyncChild<KR, VR>(name: string, keepsKey: boolean): KStream<KR, VR> {
+    if (keepsKey)
+      return new KStream<KR, VR>(
+        this.builder,
+        name,
+        this.keySerde as never,
+        undefined,
+        this.repartitionRequired,
+      );
+    return new KStream<KR, VR>(this.builder, name, undefined, undefined, true);
   }
 }

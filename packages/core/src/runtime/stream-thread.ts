@@ -19,6 +19,8 @@ const BATCH_SLICE = 1_000;
 const MAX_BUFFERED_PER_PARTITION = 1_000;
 /** A fetched batch yields the thread after this long, so commits and punctuation are not starved. */
 const MAX_BATCH_MS = 500;
+/** Output of async operators sent by a wake-up once this many records wait (else at the tick). */
+const ASYNC_FLUSH_RECORDS = 500;
 
 export class StreamThread {
   private readonly mutex = new Mutex((label, heldMs) =>
@@ -54,6 +56,7 @@ export class StreamThread {
       mutex: this.mutex,
       isClosing: () => this.closing,
       fatal: (e) => this.fatal(e),
+      onAsyncProgress: (taskId) => this.wakeTask(taskId),
     });
     if (config.taskStallTimeoutMs > 0)
       this.watchdog = new TaskWatchdog({
@@ -180,6 +183,8 @@ export class StreamThread {
       if (t.partitionGroup.numBuffered > 0 && !this.rebalancing) {
         if ((await this.processTask(t, now)) === 'failed' || !(await this.flushTask(t))) continue;
       }
+      // Output of async operators that finished since: sent now rather than at the commit.
+      else if (t.collector.size > 0 && !(await this.flushTask(t))) continue;
       await t.task.punctuateWallClock(now);
     }
     this.resumeDrained();
@@ -278,6 +283,32 @@ export class StreamThread {
         this.resumeDrained();
       }
     }
+  }
+
+  /** Tasks with a wake-up queued (one section per task, however many records finished). */
+  private readonly waking = new Set<string>();
+
+  /**
+   * A task's async operators had room again or finished: give it the records it left waiting and
+   * send its output now, not at the next batch or tick.
+   */
+  private wakeTask(taskId: string): void {
+    if (this.waking.has(taskId)) return;
+    this.waking.add(taskId);
+    void this.mutex
+      .run(async () => {
+        this.waking.delete(taskId);
+        const rt = this.manager.tasks.get(taskId);
+        if (rt?.state !== 'running' || this.closing || this.failed) return;
+        if (rt.partitionGroup.numBuffered > 0 && !this.rebalancing) {
+          if ((await this.processTask(rt, Date.now())) === 'failed') return;
+        }
+        // Not a send per finished record (each awaits the broker, in the thread's section): the
+        // output goes when it is a batch, when the task has nothing left in flight, or at the tick.
+        if (rt.collector.size >= ASYNC_FLUSH_RECORDS || !rt.task.hasInFlight()) await this.flushTask(rt);
+        this.resumeDrained();
+      }, 'async progress')
+      .catch((e) => this.fatal(e));
   }
 
   /** Resumes the partitions paused for a full queue whose queue has room again. */

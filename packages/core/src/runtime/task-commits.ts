@@ -26,11 +26,32 @@ export interface TaskCommitsDeps {
 export class TaskCommits {
   constructor(private readonly deps: TaskCommitsDeps) {}
 
-  async commit(due: TaskRuntime[]): Promise<void> {
+  async commit(tasks: TaskRuntime[]): Promise<void> {
     const { threadTransaction, config } = this.deps;
+    const due = await this.awaitInFlight(tasks);
+    if (due.length === 0 || (threadTransaction && due.length < tasks.length)) return;
     if (threadTransaction) await this.commitThread(threadTransaction, due);
     else if (config.exactlyOnce) await Promise.all(due.map((t) => this.commitTransactional(t)));
     else await this.commitAtLeastOnce(due);
+  }
+
+  /**
+   * The async operators' hook: offsets are read only once every record taken has its output in
+   * the collector, so the transaction (or the acknowledged sends) holds exactly the output of the
+   * records whose offsets it commits. A task whose async work failed is rolled back instead; under
+   * exactly_once_v2 that rolled back every task, so nothing is committed.
+   */
+  private async awaitInFlight(tasks: TaskRuntime[]): Promise<TaskRuntime[]> {
+    const ready: TaskRuntime[] = [];
+    for (const rt of tasks) {
+      try {
+        await rt.task.awaitInFlight();
+        ready.push(rt);
+      } catch (error) {
+        await this.deps.onTaskError(rt, error);
+      }
+    }
+    return ready;
   }
 
   private async commitTransactional(rt: TaskRuntime): Promise<void> {

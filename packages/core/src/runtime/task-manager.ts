@@ -54,6 +54,8 @@ export interface TaskManagerDeps extends StreamThreadDeps {
   mutex: Mutex;
   isClosing(): boolean;
   fatal(error: unknown): void;
+  /** A task's async operators made room or finished (StreamTaskOptions.onAsyncProgress). */
+  onAsyncProgress?: (taskId: string) => void;
 }
 
 /**
@@ -413,6 +415,7 @@ export class TaskManager {
       threadCache: this.threadCache,
       globalStore: this.deps.globalStore,
       offsetResetPolicy: this.offsetResetPolicy,
+      onAsyncProgress: this.deps.onAsyncProgress,
       // Encoded at the sink only where core's produce request will write the batches.
       partitionCountOf: produceEncodingInstalled() ? (topic) => admin.partitionCountOf(topic) : undefined,
       producerFor: (taskId: string): TaskProducer =>

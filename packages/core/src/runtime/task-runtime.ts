@@ -47,6 +47,8 @@ export interface TaskRuntimeDeps {
   producerFor(taskId: string): TaskProducer;
   /** Where an input topic starts without a committed offset (offset-reset.ts). */
   offsetResetPolicy: (topic: string) => AutoOffsetReset;
+  /** A task's async operators made room or finished: the thread gives it records and flushes it. */
+  onAsyncProgress?: ((taskId: string) => void) | undefined;
   /** Topics whose partition count is known get their records partitioned and encoded at the sink. */
   partitionCountOf?: PartitionCountOf | undefined;
 }
@@ -105,6 +107,7 @@ export class TaskRuntime {
           : new TransactionalBuffer(bytes, bufferOptions);
       },
       onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
+      ...(deps.onAsyncProgress === undefined ? {} : { onAsyncProgress: () => deps.onAsyncProgress?.(id) }),
       onOperatorDrop: () => deps.recorder.dropped(id),
       errorHandling: {
         handlers: config.exceptionHandlers,
@@ -264,6 +267,8 @@ export class TaskRuntime {
 
   /** The next record to process, in timestamp order; undefined while the task has none or waits. */
   nextRecord(nowMs: number): { record: InputRecord; queue: RecordQueue } | undefined {
+    // Back-pressure: an async operator at maxInFlight; its partitions fill up and pause.
+    if (!this.task.canTakeRecord) return undefined;
     return this.partitionGroup.readyToProcess(nowMs) ? this.partitionGroup.nextRecord() : undefined;
   }
 

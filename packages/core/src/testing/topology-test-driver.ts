@@ -331,6 +331,9 @@ export class TopologyTestDriver implements TopicDriver {
     const task = this.taskFor(record.topic);
     if (task === undefined) throw new StreamsError(`The topology does not read topic '${record.topic}'`);
     await task.process(record);
+    // Async operators: pipeInput resolves once the record's results are out, as Kafka Streams'
+    // driver has everything of a record processed (and committed) when pipeInput returns.
+    if (task.hasInFlight() || !task.canTakeRecord) await task.awaitInFlight();
     await this.flushCaches();
   }
 

@@ -2,8 +2,10 @@
 // SourceNode, ProcessorNode and SinkNode. The task routes records between them.
 import type { TopicPartition } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
+import { type AsyncProcessor, asyncOptionsOf, type ResolvedAsyncOptions } from '../async-processor.ts';
 import type { Record } from '../record.ts';
 import type { TopicNameExtractor } from '../topic-name-extractor.ts';
+import { AsyncLane } from './async-lane.ts';
 import type {
   AnyProcessor,
   AnySerde,
@@ -17,6 +19,7 @@ import { ProcessorContextImpl, type RuntimeNodeRef, type TaskServices } from './
 import type { InputRecord } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
 import type { SourceTimestamps, TimestampedSource } from './source-timestamps.ts';
+import type { TaskAsyncWork } from './task-async-work.ts';
 
 export abstract class RuntimeNode implements RuntimeNodeRef {
   children: RuntimeNode[] = [];
@@ -53,7 +56,11 @@ export class ProcessorRuntimeNode extends RuntimeNode {
     services: TaskServices,
   ) {
     super(name);
-    this.context = new ProcessorContextImpl(services, this);
+    this.context = this.createContext(services);
+  }
+
+  protected createContext(services: TaskServices): ProcessorContextImpl {
+    return new ProcessorContextImpl(services, this);
   }
 
   /** Throws unless the processor was connected to the store. */
@@ -92,6 +99,55 @@ export class ProcessorRuntimeNode extends RuntimeNode {
 }
 
 function ignore(): void {}
+
+/**
+ * An asynchronous processor's node: a record goes into the node's AsyncLane and the task moves on;
+ * the lane forwards the results later, with the input record as the task's current record.
+ */
+export class AsyncProcessorRuntimeNode extends ProcessorRuntimeNode {
+  lane!: AsyncLane;
+
+  /** The lane's processor forwards by returning records: a forward through the context is a mistake. */
+  protected override createContext(services: TaskServices): ProcessorContextImpl {
+    const node = this;
+    return new (class extends ProcessorContextImpl {
+      override forward(record: Record<unknown, unknown>, childName?: string): void {
+        if (!node.lane.emitting) {
+          throw new StreamsError(
+            `Async processor ${node.name} called context.forward(): an async processor forwards by ` +
+              'returning its records from process() (its context is shared by the calls in flight)',
+          );
+        }
+        super.forward(record, childName);
+      }
+    })(services, this);
+  }
+
+  override process(record: Record<unknown, unknown>): void {
+    this.lane.submit(record, this.input());
+  }
+
+  constructor(
+    name: string,
+    processor: AnyProcessor,
+    storeNames: ReadonlySet<string>,
+    services: TaskServices,
+    options: ResolvedAsyncOptions,
+    work: TaskAsyncWork,
+    private readonly input: () => InputRecord | undefined,
+  ) {
+    super(name, processor, storeNames, services);
+    const forward = (r: Record<unknown, unknown>) => this.context.forward(r);
+    this.lane = new AsyncLane(
+      name,
+      processor as AsyncProcessor<unknown, unknown, unknown, unknown>,
+      options,
+      work,
+      forward,
+    );
+    work.add(this.lane);
+  }
+}
 
 /** What a sink needs from its task: the topic is resolved there, since an extractor sees the input record. */
 export interface SinkTarget {
@@ -171,6 +227,8 @@ export interface TaskGraphContext extends DefaultSerdes {
   readonly applicationId: string;
   readonly partition: number;
   readonly task: TaskServices & SinkTarget;
+  /** The task's asynchronous work and its current input record, for asynchronous processors. */
+  readonly async?: { work: TaskAsyncWork; input: () => InputRecord | undefined };
 }
 
 /** Fresh nodes (and processor instances) for one task, linked parent to child. */
@@ -220,7 +278,24 @@ function createNode(def: NodeDef, ctx: TaskGraphContext, graph: TaskGraph): Runt
           `The supplier of processor ${def.name} must return a new object with process()`,
         );
       }
-      const node = new ProcessorRuntimeNode(def.name, processor, new Set(def.stores), task);
+      const asyncOptions = asyncOptionsOf(processor);
+      const stores = new Set(def.stores);
+      if (asyncOptions !== undefined && ctx.async === undefined)
+        throw new StreamsError(
+          `Processor ${def.name} is asynchronous, which a global store's processor cannot be`,
+        );
+      const node =
+        asyncOptions === undefined
+          ? new ProcessorRuntimeNode(def.name, processor, stores, task)
+          : new AsyncProcessorRuntimeNode(
+              def.name,
+              processor,
+              stores,
+              task,
+              asyncOptions,
+              ctx.async!.work,
+              ctx.async!.input,
+            );
       graph.processors.push(node);
       return node;
     }

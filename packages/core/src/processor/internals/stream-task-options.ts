@@ -26,6 +26,8 @@ export interface StreamTaskOptions extends StateOptions {
    * dropped-records metric, which the exception handlers' drops reach through `errorHandling`.
    */
   onOperatorDrop?: () => void;
+  /** An async operator at maxInFlight has room again, or all finished: give the task records, flush. */
+  onAsyncProgress?: () => void;
   /** Exception handlers (default: all fail) and the DLQ, drop counting, the sinks' size limit. */
   errorHandling?: ErrorHandlingOptions;
   logger?: Logger;

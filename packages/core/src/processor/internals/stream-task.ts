@@ -1,6 +1,6 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
-import { ProcessingError, SerdeError, StreamsError } from '../../errors.ts';
+import { StreamsError } from '../../errors.ts';
 import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
@@ -10,12 +10,11 @@ import { taskIdToString } from '../task-id.ts';
 import { type CommitListener, CommitPoint } from './commit-point.ts';
 import { TaskExceptionHandling } from './exception-handling.ts';
 import { OperatorDrops } from './operator-drops.ts';
-import { isPromise, PendingWork } from './pending-work.ts';
+import { PendingWork } from './pending-work.ts';
 import type { RuntimeNodeRef, TaskServices } from './processor-context-impl.ts';
 import {
   buildTaskGraph,
   type ProcessorRuntimeNode,
-  type RuntimeNode,
   type SinkRuntimeNode,
   type SinkTarget,
   type SourceRuntimeNode,
@@ -37,7 +36,9 @@ import {
   type StampedRecord,
   takeStamped,
 } from './source-timestamps.ts';
+import { type AsyncMetrics, TaskAsyncWork } from './task-async-work.ts';
 import { TaskCaches } from './task-caches.ts';
+import { TaskRouting } from './task-routing.ts';
 
 export type { TaskId } from '../task-id.ts';
 
@@ -71,6 +72,8 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly errors: TaskExceptionHandling;
   private readonly punctuation = new TaskPunctuation<ProcessorRuntimeNode>();
   private readonly caches: TaskCaches;
+  private readonly routing: TaskRouting;
+  private readonly asyncWork: TaskAsyncWork;
 
   private topologyInitialized = false;
   private closed = false;
@@ -89,12 +92,13 @@ export class StreamTask implements TaskServices, SinkTarget {
       defaultValueSerde: options.defaultValueSerde,
     };
     this.now = options.now ?? Date.now;
-    this.caches = new TaskCaches(options.threadCache, this.idString, options.topology, this.work, {
+    const current = {
       get: () => this.currentRecord,
-      set: (record) => {
+      set: (record: InputRecord | undefined) => {
         this.currentRecord = record;
       },
-    });
+    };
+    this.caches = new TaskCaches(options.threadCache, this.idString, options.topology, this.work, current);
     defaultLogger ??= pino({ name: 'kstreams' });
     this.logger = (options.logger ?? defaultLogger).child({ task: this.idString });
 
@@ -110,6 +114,9 @@ export class StreamTask implements TaskServices, SinkTarget {
     const { collector, errorHandling } = options;
     this.errors = new TaskExceptionHandling(this.idString, collector, this.logger, errorHandling);
     this.deserializer = this.errors.recordDeserializer((topic) => this.sources.get(topic)!.name);
+    this.routing = new TaskRouting(this.idString, this.errors, this.work, current.get);
+    const { errors, routing, now, options: o } = this;
+    this.asyncWork = new TaskAsyncWork({ current, errors, routing, now, onProgress: o.onAsyncProgress });
     // The task's options hold the state manager's own (StateOptions) besides the task's.
     this.stateManager = new ProcessorStateManager({
       ...options,
@@ -130,6 +137,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
       task: this,
+      async: { work: this.asyncWork, input: current.get },
     });
     this.sources = graph.sources;
     this.processors = graph.processors;
@@ -153,7 +161,6 @@ export class StreamTask implements TaskServices, SinkTarget {
   initializeStores(): Promise<CheckpointEntry[]> {
     return this.stateManager.initialize();
   }
-
   /** The raw bytes store, for the runtime's changelog restore (bypasses the buffer). */
   storeFor(storeName: string): KeyValueBytesStore {
     return this.stateManager.bytesStore(storeName);
@@ -183,7 +190,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       try {
         node.processor.init?.(node.context);
       } catch (error) {
-        throw this.wrapError(node, error, 'in init()');
+        throw this.routing.wrapError(node, error, 'in init()');
       }
     }
     // What init() scheduled is what a rollback before the first commit returns to.
@@ -203,6 +210,7 @@ export class StreamTask implements TaskServices, SinkTarget {
         `Task ${this.idString} does not read topic '${record.topic}' (it reads ${[...this.sources.keys()].join(', ')})`,
       );
     }
+    if (!this.asyncWork.canTake) this.asyncWork.throwFailure();
     this.point.needsCommit = true;
     if (source.timestamps === undefined) {
       // A registry serde's schema fetch: awaited only for a record whose schema is not cached.
@@ -237,6 +245,26 @@ export class StreamTask implements TaskServices, SinkTarget {
     return this.punctuateStreamTime();
   }
 
+  // ---- async operators (the commit's hooks: docs/architecture.md) ----
+  /** False while an async operator is at maxInFlight (or failed): the runtime gives the task no record. */
+  get canTakeRecord(): boolean {
+    return this.asyncWork.canTake;
+  }
+
+  /** Records taken by async operators whose results are not forwarded yet. */
+  hasInFlight(): boolean {
+    return this.asyncWork.inFlight > 0;
+  }
+
+  /** Every commit awaits this before it reads the consumed offsets; throws an async failure. */
+  awaitInFlight(): Promise<void> {
+    return this.asyncWork.settled(this.work);
+  }
+
+  asyncMetrics(): AsyncMetrics | undefined {
+    return this.asyncWork.hasLanes ? this.asyncWork.metrics() : undefined;
+  }
+
   private async finishAsync(record: InputRecord): Promise<void> {
     await this.work.drain();
     this.currentRecord = undefined;
@@ -262,49 +290,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     record: Record<unknown, unknown> | FixedKeyRecord<unknown, unknown>,
     childName?: string,
   ): void {
-    const node = from as RuntimeNode;
-    const rec = record as Record<unknown, unknown>;
-    if (childName !== undefined) {
-      const child = node.childByName.get(childName);
-      if (child === undefined) {
-        throw new ProcessingError(
-          this.idString,
-          node.name,
-          `forwarding to '${childName}', which is not one of its children (${node.children.map((c) => c.name).join(', ') || 'none'})`,
-        );
-      }
-      this.dispatch(child, rec);
-      return;
-    }
-    const children = node.children;
-    for (let i = 0; i < children.length; i++) this.dispatch(children[i]!, rec);
-  }
-
-  private dispatch(node: RuntimeNode, record: Record<unknown, unknown>): void {
-    let result: void | Promise<void>;
-    try {
-      result = node.process(record);
-    } catch (error) {
-      if (this.errors.processing(error, node.name, this.currentRecord, record)) return;
-      throw this.wrapError(node, error, this.describeCurrent());
-    }
-    if (isPromise(result)) {
-      // The record's description now: by the time the promise settles the task has moved on.
-      const detail = this.describeCurrent();
-      const handled = this.errors.processingAsync(result, node.name, this.currentRecord, record);
-      this.work.track(handled, (error) => this.wrapError(node, error, detail));
-    }
-  }
-
-  private describeCurrent(): string {
-    const r = this.currentRecord;
-    return r === undefined ? 'while punctuating' : `processing ${r.topic}-${r.partition} offset ${r.offset}`;
-  }
-
-  private wrapError(node: RuntimeNodeRef, error: unknown, detail: string): StreamsError {
-    // Errors that already say where they happened pass unchanged; a bare serde error gets the node.
-    if (error instanceof StreamsError && !(error instanceof SerdeError)) return error;
-    return new ProcessingError(this.idString, node.name, detail, { cause: error });
+    this.routing.forward(from, record, childName);
   }
 
   sendFromSink(sink: SinkRuntimeNode, record: Record<unknown, unknown>): void {
@@ -373,7 +359,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   private runPunctuators(queue: PunctuationQueue<ProcessorRuntimeNode>, now: number): void | Promise<void> {
     const wrap = (owner: ProcessorRuntimeNode, error: unknown) =>
-      this.wrapError(owner, error, 'while punctuating');
+      this.routing.wrapError(owner, error, 'while punctuating');
     const fired = this.punctuation.fire(queue, now, {
       onDue: (count) => {
         this.point.needsCommit = true;
@@ -439,6 +425,9 @@ export class StreamTask implements TaskServices, SinkTarget {
     changelogOffsets: readonly CheckpointEntry[],
     { offsetsCommitted = true }: { offsetsCommitted?: boolean } = {},
   ): Promise<void> {
+    // A commit path that forgot awaitInFlight() would commit offsets past unfinished records.
+    if (this.hasInFlight())
+      throw new StreamsError(`Task ${this.idString}: commit while records are in flight`);
     await this.stateManager.commit(changelogOffsets);
     this.point.committed(offsetsCommitted);
   }
@@ -449,6 +438,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.stateManager.rollback();
     this.point.rollback();
     this.work.clear();
+    this.asyncWork.abandon();
     this.currentRecord = undefined;
   }
 
@@ -456,13 +446,14 @@ export class StreamTask implements TaskServices, SinkTarget {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.asyncWork.abandon();
     let firstError: unknown;
     if (this.topologyInitialized) {
       for (const node of this.processors) {
         try {
           await node.processor.close?.();
         } catch (error) {
-          firstError ??= this.wrapError(node, error, 'in close()');
+          firstError ??= this.routing.wrapError(node, error, 'in close()');
         }
       }
     }

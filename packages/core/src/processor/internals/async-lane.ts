@@ -1,0 +1,234 @@
+// The records of one asynchronous operator in one task: which calls run, which wait (for their
+// key, or for a slot under maxInFlight), and the order their results leave in. Broker-free: the
+// task gives it an AsyncHost, the unit tests give it theirs.
+import { AsyncTimeoutError } from '../../errors.ts';
+import type { AsyncProcessor, ResolvedAsyncOptions } from '../async-processor.ts';
+import type { Record } from '../record.ts';
+import type { InputRecord } from './records.ts';
+
+type AnyRecord = Record<unknown, unknown>;
+type Outputs = Iterable<AnyRecord> | undefined;
+
+/** What a lane needs from its task. */
+export interface AsyncHost {
+  /** Runs `forward` with `input` as the task's current record (the results' record context). */
+  emit(input: InputRecord | undefined, forward: () => void): void;
+  /** Asks the processing exception handler; true: drop the record and go on. */
+  judge(error: unknown, nodeName: string, input: InputRecord | undefined, record: AnyRecord): boolean;
+  /** The task fails with `error` (it surfaces at the task's next record or commit). */
+  fail(error: unknown, nodeName: string, input: InputRecord | undefined): void;
+  /** Told when the lane becomes blocked or unblocked, or its record count reaches 0. */
+  changed(lane: AsyncLane): void;
+  now(): number;
+}
+
+/** Per-lane counters, summed per task for the metrics. */
+export interface AsyncLaneStats {
+  completed: number;
+  latencyTotalMs: number;
+  latencyMaxMs: number;
+  timeouts: number;
+}
+
+class Entry {
+  done = false;
+  outputs: Outputs = undefined;
+  error: unknown = undefined;
+  /** The next record of the same key, started once this one is done. */
+  next: Entry | undefined = undefined;
+  constructor(
+    readonly record: AnyRecord,
+    readonly input: InputRecord | undefined,
+    readonly key: unknown,
+  ) {}
+}
+
+/** Map identity of a key: primitives as they are, anything else (bytes, objects) by content. */
+export function keyIdentity(key: unknown): unknown {
+  if (key === null || key === undefined) return null;
+  const type = typeof key;
+  if (type !== 'object') return key;
+  if (key instanceof Uint8Array)
+    return `\u0000b${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex')}`;
+  return `\u0000j${JSON.stringify(key)}`;
+}
+
+export class AsyncLane {
+  /** Accepted and not yet released: waiting, running or done but held for the order. */
+  size = 0;
+  private running = 0;
+  /** Last accepted record of each key with records in the lane. */
+  private readonly tails = new Map<unknown, Entry>();
+  /** Free to start, waiting for a slot. */
+  private ready: Entry[] = [];
+  /** ordering 'partition': every record, in input order. */
+  private order: Entry[] = [];
+  /** Bumped when the lane abandons its records: calls of an earlier epoch are ignored. */
+  private epoch = 0;
+  private readonly controllers = new Set<AbortController>();
+  readonly stats: AsyncLaneStats = { completed: 0, latencyTotalMs: 0, latencyMaxMs: 0, timeouts: 0 };
+  /** True while the lane forwards results: the only time its processor's context may forward. */
+  emitting = false;
+
+  constructor(
+    readonly nodeName: string,
+    private readonly processor: AsyncProcessor<unknown, unknown, unknown, unknown>,
+    readonly options: ResolvedAsyncOptions,
+    private readonly host: AsyncHost,
+    /** Forwards one result to the node's children. */
+    private readonly forward: (record: AnyRecord) => void,
+  ) {}
+
+  /**
+   * Set at maxInFlight; cleared once a tenth of the slots are free again, so that a full task takes
+   * records in bunches rather than one per finished call (each a section of the stream thread).
+   */
+  blocked = false;
+
+  private get resumeAt(): number {
+    const max = this.options.maxInFlight;
+    return max - Math.max(1, Math.floor(max / 10));
+  }
+
+  submit(record: AnyRecord, input: InputRecord | undefined): void {
+    const entry = new Entry(record, input, keyIdentity(record.key));
+    this.size += 1;
+    if (this.options.ordering === 'partition') this.order.push(entry);
+    const tail = this.tails.get(entry.key);
+    this.tails.set(entry.key, entry);
+    if (tail !== undefined) tail.next = entry;
+    else this.schedule(entry);
+    if (!this.blocked && this.size >= this.options.maxInFlight) {
+      this.blocked = true;
+      this.host.changed(this);
+    }
+  }
+
+  private schedule(entry: Entry): void {
+    if (this.running < this.options.maxInFlight) this.start(entry);
+    else this.ready.push(entry);
+  }
+
+  private start(entry: Entry): void {
+    this.running += 1;
+    const epoch = this.epoch;
+    const started = this.host.now();
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const input = entry.input;
+    const metadata =
+      input === undefined
+        ? undefined
+        : { topic: input.topic, partition: input.partition, offset: input.offset };
+    let call: Promise<Outputs>;
+    try {
+      call = Promise.resolve(
+        this.processor.process(entry.record, { signal: controller.signal, metadata }),
+      ) as Promise<Outputs>;
+    } catch (error) {
+      call = Promise.reject(error);
+    }
+    const timeoutMs = this.options.timeoutMs;
+    if (timeoutMs !== undefined) call = this.withTimeout(call, timeoutMs, controller, input);
+    call.then(
+      (outputs) => {
+        if (epoch === this.epoch) this.settle(entry, started, controller, outputs, undefined);
+      },
+      (error: unknown) => {
+        if (epoch === this.epoch)
+          this.settle(entry, started, controller, undefined, error ?? new Error('rejected'));
+      },
+    );
+  }
+
+  private withTimeout(
+    call: Promise<Outputs>,
+    timeoutMs: number,
+    controller: AbortController,
+    input: InputRecord | undefined,
+  ): Promise<Outputs> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const where =
+          input === undefined ? '' : `on ${input.topic}-${input.partition} offset ${input.offset}`;
+        const error = new AsyncTimeoutError(this.nodeName, timeoutMs, where);
+        this.stats.timeouts += 1;
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+      call.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private settle(
+    entry: Entry,
+    started: number,
+    controller: AbortController,
+    outputs: Outputs,
+    error: unknown,
+  ): void {
+    this.controllers.delete(controller);
+    this.running -= 1;
+    const latency = this.host.now() - started;
+    this.stats.completed += 1;
+    this.stats.latencyTotalMs += latency;
+    if (latency > this.stats.latencyMaxMs) this.stats.latencyMaxMs = latency;
+    entry.done = true;
+    entry.outputs = outputs;
+    entry.error = error;
+    // The key's next record starts once this one's work (its store writes) is done.
+    if (entry.next !== undefined) this.schedule(entry.next);
+    else if (this.tails.get(entry.key) === entry) this.tails.delete(entry.key);
+    if (this.options.ordering === 'key') this.release(entry);
+    else {
+      let head = 0;
+      while (head < this.order.length && this.order[head]!.done) this.release(this.order[head++]!);
+      if (head > 0) this.order = this.order.slice(head);
+    }
+    while (this.running < this.options.maxInFlight && this.ready.length > 0) this.start(this.ready.shift()!);
+  }
+
+  private release(entry: Entry): void {
+    this.size -= 1;
+    if (entry.error !== undefined) {
+      if (!this.host.judge(entry.error, this.nodeName, entry.input, entry.record))
+        this.host.fail(entry.error, this.nodeName, entry.input);
+    } else if (entry.outputs != null) {
+      const outputs = entry.outputs;
+      this.host.emit(entry.input, () => {
+        this.emitting = true;
+        try {
+          for (const record of outputs) this.forward(record);
+        } finally {
+          this.emitting = false;
+        }
+      });
+    }
+    if (this.blocked && this.size <= this.resumeAt) {
+      this.blocked = false;
+      this.host.changed(this);
+    } else if (this.size === 0) this.host.changed(this);
+  }
+
+  /** Forgets every record (rollback, close): their calls are aborted and their results ignored. */
+  abandon(): void {
+    this.epoch += 1;
+    for (const controller of this.controllers) controller.abort(new Error('the task abandoned the record'));
+    this.controllers.clear();
+    this.tails.clear();
+    this.ready = [];
+    this.order = [];
+    this.running = 0;
+    this.size = 0;
+    this.blocked = false;
+  }
+}
