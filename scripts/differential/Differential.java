@@ -248,7 +248,8 @@ public final class Differential {
             || foreignKeyJoins(builder, name)
             || StreamJoins.build(builder, name)
             || CachedTopologies.build(builder, name)
-            || EventTimeTopologies.build(builder, name)) break;
+            || EventTimeTopologies.build(builder, name)
+            || VersionedTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -503,6 +504,18 @@ public final class Differential {
   }
   // End of the foreign-key joins block.
 
+  private static final String STATE_DIR = stateDir();
+
+  private static String stateDir() {
+    try {
+      File dir = java.nio.file.Files.createTempDirectory("kstreams-differential-state-").toFile();
+      dir.deleteOnExit();
+      return dir.getAbsolutePath();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static Properties config(long cacheMaxBytes) {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
@@ -511,6 +524,9 @@ public final class Differential {
     props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
     // No record cache (every update is forwarded) unless the scenario asks for one.
     props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheMaxBytes);
+    // A state directory of this run's own: runs side by side (CI shards, several checkouts) would
+    // otherwise share /tmp/kafka-streams/differential and break each other's RocksDB stores.
+    props.put(StreamsConfig.STATE_DIR_CONFIG, STATE_DIR);
     return props;
   }
 

@@ -394,6 +394,10 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
             compacted: store.retainDuplicates !== true,
             // Kafka Streams' windowstore.changelog.additional.retention.ms: a day past the store's.
             ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs + ONE_DAY_MS }),
+            // Kafka Streams' VersionedChangelogTopicConfig: compaction waits the history plus a day.
+            ...(store.historyRetentionMs === undefined
+              ? {}
+              : { minCompactionLagMs: store.historyRetentionMs + ONE_DAY_MS }),
           });
       }
     }

@@ -16,6 +16,7 @@ import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table
 import { lateInputScenarios } from './scenarios-late-input.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
+import { versionedScenarios, versionedTopologies } from './scenarios-versioned.ts';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -171,7 +172,8 @@ export function ourTopology(name: string): Topology {
     joinFkTopologies[name] ??
     joinStreamTopologies[name] ??
     cacheTopologies[name] ??
-    eventTimeTopologies[name];
+    eventTimeTopologies[name] ??
+    versionedTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -380,4 +382,5 @@ export const scenarios: Scenario[] = [
   ...cacheScenarios,
   ...lateInputScenarios,
   ...eventTimeScenarios,
+  ...versionedScenarios,
 ];

@@ -122,12 +122,14 @@ export class VersionedBytesStore {
     if (value !== null) requireValue(this.name, value);
     this.requireTimestamp(timestamp);
     const streamTime = this.observedStreamTime;
+    // Logged even when too old to store, as Kafka Streams' change-logging layer does (a restore
+    // drops it again).
+    this.pending.push({ key, value, timestamp });
     if (timestamp < streamTime - this.historyRetentionMs) return PUT_RETURN_CODE_NOT_PUT;
     if (timestamp > streamTime) {
       this.streamTime = timestamp;
       this.backend.put(META_KEY, encodeLong(timestamp));
     }
-    this.pending.push({ key, value, timestamp });
     const lk = latestKey(key);
     const latestBytes = this.backend.get(lk);
     const latest = latestBytes === undefined ? undefined : decodeLatest(latestBytes);
@@ -182,14 +184,18 @@ export class VersionedBytesStore {
    * delete(key, timestamp)); undefined and nothing written when older than the history retention.
    */
   delete(key: Buffer, timestamp: number): VersionedBytesRecord | undefined {
+    requireKey(this.name, key);
     this.requireTimestamp(timestamp);
-    if (timestamp < this.observedStreamTime - this.historyRetentionMs) return undefined;
+    if (timestamp < this.observedStreamTime - this.historyRetentionMs) {
+      this.pending.push({ key, value: null, timestamp });
+      return undefined;
+    }
     const existing = this.getAsOf(key, timestamp);
     this.put(key, null, timestamp);
     return existing;
   }
 
-  /** The accepted puts since the last commit or rollback, in order: the changelog records. */
+  /** The puts and deletes since the last commit or rollback, in order: the changelog records. */
   pendingChanges(): readonly VersionedChange[] {
     this.syncWithRollbacks();
     return this.pending;
