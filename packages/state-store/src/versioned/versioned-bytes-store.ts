@@ -10,10 +10,12 @@ import {
   encodeLatest,
   encodeLong,
   expiryKey,
+  findVersion,
   historyKey,
   type Latest,
   latestKey,
   META_KEY,
+  oldestValidTo,
   parseExpiryKey,
   type Version,
 } from './versioned-format.ts';
@@ -22,6 +24,8 @@ import {
 export const PUT_RETURN_CODE_VALID_TO_UNDEFINED = -1;
 /** Kafka Streams' PUT_RETURN_CODE_NOT_PUT (Long.MIN_VALUE): older than the history retention. */
 export const PUT_RETURN_CODE_NOT_PUT = Number.MIN_SAFE_INTEGER;
+
+const EMPTY = Buffer.alloc(0);
 
 /** Kafka Streams' ConsumerRecord.NO_TIMESTAMP: the stream time before any put. */
 const NO_STREAM_TIME = -1;
@@ -135,10 +139,14 @@ export class VersionedBytesStore {
     const latest = latestBytes === undefined ? undefined : decodeLatest(latestBytes);
     if (latest === undefined || timestamp >= latest.timestamp) {
       if (latest !== undefined && timestamp > latest.timestamp) {
-        this.writeHistory(key, [...this.history(key), { ...latest, validTo: timestamp }]);
+        this.appendHistory(key, { ...latest, validTo: timestamp });
       }
-      if (latest !== undefined) this.backend.delete(expiryKey(this.segmentOf(latest.timestamp), key));
-      this.backend.put(expiryKey(this.segmentOf(timestamp), key), Buffer.alloc(0));
+      // The expiry index moves only when the latest version moves to another segment.
+      const segment = this.segmentOf(timestamp);
+      if (latest === undefined || this.segmentOf(latest.timestamp) !== segment) {
+        if (latest !== undefined) this.backend.delete(expiryKey(this.segmentOf(latest.timestamp), key));
+        this.backend.put(expiryKey(segment, key), EMPTY);
+      }
       this.backend.put(lk, encodeLatest({ timestamp, value }));
       return PUT_RETURN_CODE_VALID_TO_UNDEFINED;
     }
@@ -171,12 +179,10 @@ export class VersionedBytesStore {
         : { value: latest.value, timestamp: latest.timestamp, validTo: undefined };
     }
     if (asOfTimestamp < this.observedStreamTime - this.historyRetentionMs) return undefined;
-    for (const v of this.history(key)) {
-      if (v.timestamp <= asOfTimestamp && asOfTimestamp < v.validTo) {
-        return v.value === null ? undefined : { value: v.value, timestamp: v.timestamp, validTo: v.validTo };
-      }
-    }
-    return undefined;
+    const found = findVersion(this.backend.get(historyKey(key)), asOfTimestamp);
+    return found === undefined || found.value === null
+      ? undefined
+      : { value: found.value, timestamp: found.timestamp, validTo: found.validTo };
   }
 
   /**
@@ -254,6 +260,23 @@ export class VersionedBytesStore {
 
   private history(key: Buffer): Version[] {
     return decodeHistory(this.backend.get(historyKey(key)));
+  }
+
+  /**
+   * Adds the version that stopped being the latest at the end of the key's history: appended to the
+   * stored bytes as they are while the oldest version is still readable, else rewritten without
+   * the expired ones.
+   */
+  private appendHistory(key: Buffer, version: Version): void {
+    const hk = historyKey(key);
+    const stored = this.backend.get(hk);
+    const cutoff = this.observedStreamTime - this.historyRetentionMs;
+    if (stored === undefined || oldestValidTo(stored) > cutoff) {
+      const added = encodeHistory([version]);
+      this.backend.put(hk, stored === undefined ? added : Buffer.concat([stored, added]));
+      return;
+    }
+    this.writeHistory(key, [...decodeHistory(stored), version]);
   }
 
   /** Writes a key's history without the versions no read can reach any more (validTo <= cutoff). */

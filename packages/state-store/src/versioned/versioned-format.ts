@@ -108,6 +108,29 @@ export function decodeHistory(bytes: Buffer | undefined): Version[] {
   return versions;
 }
 
+/** The validTo of a history's oldest version (its bytes are not empty). */
+export function oldestValidTo(bytes: Buffer): number {
+  return readLong(bytes, 8);
+}
+
+/** The version of a history valid at `asOf`, read in place (no other version is decoded). */
+export function findVersion(bytes: Buffer | undefined, asOf: number): Version | undefined {
+  if (bytes === undefined) return undefined;
+  let at = 0;
+  while (at < bytes.length) {
+    const length = bytes.readInt32BE(at + 16);
+    const start = at + 20;
+    const timestamp = readLong(bytes, at);
+    if (timestamp > asOf) return undefined;
+    const validTo = readLong(bytes, at + 8);
+    if (asOf < validTo) {
+      return { timestamp, validTo, value: length < 0 ? null : bytes.subarray(start, start + length) };
+    }
+    at = start + Math.max(length, 0);
+  }
+  return undefined;
+}
+
 /**
  * A changelog record of a versioned store, as the restore hands it to the store's restore target:
  * the record's timestamp and a tombstone flag in front of the value (the changelog itself holds
