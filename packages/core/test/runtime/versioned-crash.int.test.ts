@@ -19,7 +19,15 @@ import { beforeAll, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { ChildApp, prepareChildApp } from './child-app.ts';
 import { VERSIONED_RETENTION_MS, VERSIONED_STORE } from './fixtures/versioned-table-topology.ts';
-import { produce, readTopic, stopAfterEach, testBrokers, uniqueName, waitFor } from './kafka-helpers.ts';
+import {
+  produce,
+  readTopic,
+  stopAfterEach,
+  testBrokers,
+  testKafka,
+  uniqueName,
+  waitFor,
+} from './kafka-helpers.ts';
 import { prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
@@ -112,8 +120,23 @@ it('exactly_once, SIGKILLed twice: output, changelog and store hold every versio
   const expected = all.map((u) => `${u.key}@${u.timestamp}=${u.value ?? 'deleted'}`).sort();
   expect(seen).toEqual(expected);
 
-  // The changelog, read_committed, replayed as a restore does.
+  // The changelog: compacted only after the history retention plus a day (Kafka Streams' config)...
   const changelog = `${applicationId}-${VERSIONED_STORE}-changelog`;
+  const admin = testKafka().admin();
+  await admin.connect();
+  const described = await admin
+    .describeConfigs({
+      resources: [{ type: 2, name: changelog, configNames: ['cleanup.policy', 'min.compaction.lag.ms'] }],
+      includeSynonyms: false,
+    })
+    .finally(() => admin.disconnect());
+  expect(
+    Object.fromEntries(described.resources[0]!.configEntries.map((e) => [e.configName, e.configValue])),
+  ).toEqual({
+    'cleanup.policy': 'compact',
+    'min.compaction.lag.ms': String(VERSIONED_RETENTION_MS + 86_400_000),
+  });
+  // ...and its records, read_committed, replayed as a restore does.
   const logged = await readTopic(changelog, (r) => r.length >= all.length, { timeoutMs: 60_000 });
   expect(logged).toHaveLength(all.length);
   const replayed = new InMemoryKeyValueStore('replay');
