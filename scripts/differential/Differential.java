@@ -251,7 +251,8 @@ public final class Differential {
             || EventTimeTopologies.build(builder, name)
             || PartitionerTopologies.build(builder, name)
             || CogroupTopologies.build(builder, name)
-            || PatternTopologies.build(builder, name)) break;
+            || PatternTopologies.build(builder, name)
+            || VersionedTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();

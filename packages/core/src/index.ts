@@ -109,10 +109,13 @@ export type {
   SessionWindowedKey,
   StateStore,
   StoreBuilder,
+  VersionedBytesStoreSupplier,
+  VersionedKeyValueStore,
+  VersionedRecord,
   Window,
   Windowed,
   WindowStore,
   WindowStoreEntry,
   WindowStoreOptions,
 } from './state/index.ts';
-export { Stores } from './state/index.ts';
+export { PUT_RETURN_CODE_NOT_PUT, PUT_RETURN_CODE_VALID_TO_UNDEFINED, Stores } from './state/index.ts';

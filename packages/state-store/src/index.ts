@@ -1,6 +1,6 @@
 /**
  * The state stores under kstreams: LevelDB and in-memory, the transactional write buffer, changelog
- * records, checkpoints, restore, and the segmented window and session stores.
+ * records, checkpoints, restore, the segmented window and session stores, and versioned stores.
  *
  * @module @kstreams/state-store
  */
@@ -32,6 +32,23 @@ export type {
   LastWriteTracking,
   TopicPartition,
 } from './types.ts';
+export {
+  TypedVersionedKeyValueStore,
+  type VersionedKeyValueStore,
+  type VersionedRecord,
+} from './versioned/typed-versioned-store.ts';
+export {
+  defaultVersionedSegmentIntervalMs,
+  PUT_RETURN_CODE_NOT_PUT,
+  PUT_RETURN_CODE_VALID_TO_UNDEFINED,
+  type VersionedBackend,
+  type VersionedBytesRecord,
+  VersionedBytesStore,
+  type VersionedChange,
+  type VersionedStoreOptions,
+} from './versioned/versioned-bytes-store.ts';
+export { encodeRestoreValue } from './versioned/versioned-format.ts';
+export { VersionedRestoreTarget } from './versioned/versioned-restore.ts';
 export { SessionKeySchema, WindowKeySchema } from './window/key-schema.ts';
 export {
   defaultSegmentIntervalMs,

@@ -33,6 +33,8 @@ export interface InternalTopicSpec {
   compacted: boolean;
   /** Delete records older than this (a window store's changelog), compacted or not. */
   retentionMs?: number;
+  /** `min.compaction.lag.ms` (a versioned store's changelog keeps its history this long). */
+  minCompactionLagMs?: number;
 }
 
 export class StreamsAdmin {
@@ -227,6 +229,12 @@ function topicConfig(spec: InternalTopicSpec): Array<{ name: string; value: stri
     const retention =
       spec.retentionMs === undefined ? [] : [{ name: 'retention.ms', value: String(spec.retentionMs) }];
     return [{ name: 'cleanup.policy', value: 'delete' }, ...retention];
+  }
+  if (spec.minCompactionLagMs !== undefined) {
+    return [
+      { name: 'cleanup.policy', value: 'compact' },
+      { name: 'min.compaction.lag.ms', value: String(spec.minCompactionLagMs) },
+    ];
   }
   if (spec.retentionMs === undefined) return [{ name: 'cleanup.policy', value: 'compact' }];
   return [

@@ -19,12 +19,12 @@ export type {
   Consumed,
   Grouped,
   Joined,
-  Materialized,
   Named,
   Produced,
   Repartitioned,
   StreamJoined,
 } from './options.ts';
+export { Materialized } from './options.ts';
 export { SessionWindowedKStream } from './session-windowed-kstream.ts';
 export { SessionWindows } from './session-windows.ts';
 export { SlidingWindows } from './sliding-windows.ts';

@@ -21,9 +21,9 @@ import {
   PeekProcessor,
   SelectKeyProcessor,
 } from './internals/kstream-processors.ts';
-import { TableSourceProcessor } from './internals/ktable-processors.ts';
 import { addUserRepartition } from './internals/repartitioned.ts';
 import type { ValueJoiner, ValueJoinerWithKey } from './internals/value-joiner.ts';
+import { addTableSource } from './internals/versioned-table.ts';
 import type { JoinWindows } from './join-windows.ts';
 import type { KeyValue } from './key-value.ts';
 import { KGroupedStream } from './kgrouped-stream.ts';
@@ -266,16 +266,14 @@ export class KStream<K, V> extends KStreamAsyncOperators<K, V> {
         true,
       );
     }
-    this.builder.addProcessor(name, () => new TableSourceProcessor(storeName), [parent]);
-    this.builder.addKeyValueStore(
-      storeName,
-      keySerde as AnySerde | undefined,
-      valueSerde as AnySerde | undefined,
-      materialized.loggingEnabled,
+    addTableSource(
+      this.builder,
       name,
-      true,
+      parent,
+      storeName,
+      { keySerde, valueSerde },
+      materialized as Materialized<unknown, unknown>,
     );
-    this.builder.cacheQueryableStore(materialized);
     return new KTable<K, V>(this.builder, name, keySerde, valueSerde, storeName);
   }
 

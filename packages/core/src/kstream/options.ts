@@ -2,6 +2,7 @@ import type { AutoOffsetResetLike } from '../processor/auto-offset-reset.ts';
 import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { TimestampExtractorLike } from '../processor/timestamp-extractor.ts';
 import type { Serde } from '../serdes/serde.ts';
+import type { VersionedBytesStoreSupplier } from '../state/versioned-store-builder.ts';
 
 /** A user-given name for the processor an operation adds (else KSTREAM-FILTER-0000000003 style). */
 export interface Named {
@@ -79,7 +80,21 @@ export interface Materialized<K, V> extends Named {
    * times between commits is forwarded once. Default true.
    */
   cachingEnabled?: boolean;
+  /**
+   * Kafka Streams' Materialized.as(VersionedBytesStoreSupplier): the table is kept in a versioned
+   * store (KIP-889/914), so that a stream-table join reads it as of each stream record's
+   * timestamp and an out-of-order update does not replace a newer value. Source tables
+   * (`builder.table`) and `toTable` take one; the store is not cached, as in Kafka Streams.
+   */
+  storeSupplier?: VersionedBytesStoreSupplier;
 }
+
+/** Kafka Streams' Materialized.as: options naming a store, or a versioned store's supplier. */
+export const Materialized = {
+  as<K, V>(store: string | VersionedBytesStoreSupplier): Materialized<K, V> {
+    return typeof store === 'string' ? { storeName: store } : { storeName: store.name, storeSupplier: store };
+  },
+} as const;
 
 /**
  * Serdes of a stream-table join (Kafka Streams' Joined): `keySerde` and `valueSerde` for the

@@ -5,6 +5,7 @@ import { type StoreBuilder, timestampedKeyValueStoreBuilder } from '../state/sto
 import { GlobalKTable } from './global-ktable.ts';
 import { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
 import { TableSourceProcessor } from './internals/ktable-processors.ts';
+import { addTableSource } from './internals/versioned-table.ts';
 import { KStream } from './kstream.ts';
 import { KTable } from './ktable.ts';
 import type { Consumed, Materialized } from './options.ts';
@@ -53,16 +54,14 @@ export class StreamsBuilder {
     );
     const storeName = materialized.storeName ?? this.internal.newStoreName(`${topic}-`);
     const name = this.internal.nameOr(materialized.name, 'KTABLE-SOURCE-');
-    this.internal.addProcessor(name, () => new TableSourceProcessor(storeName), [sourceName]);
-    this.internal.addKeyValueStore(
-      storeName,
-      keySerde as AnySerde | undefined,
-      valueSerde as AnySerde | undefined,
-      materialized.loggingEnabled,
+    addTableSource(
+      this.internal,
       name,
-      true,
+      sourceName,
+      storeName,
+      { keySerde, valueSerde },
+      materialized as Materialized<unknown, unknown>,
     );
-    this.internal.cacheQueryableStore(materialized);
     return new KTable<K, V>(this.internal, name, keySerde, valueSerde, storeName);
   }
 

@@ -89,7 +89,7 @@ export const QueryableStoreTypes = {
   },
 };
 
-const QUERY_TYPE_OF: Record<StoreType, string> = {
+const QUERY_TYPE_OF: Record<Exclude<StoreType, 'versioned'>, string> = {
   'key-value': 'keyValueStore()',
   window: 'windowStore()',
   session: 'sessionStore()',
@@ -102,6 +102,12 @@ const QUERY_TYPE_OF: Record<StoreType, string> = {
  */
 function taskViews<S>(deps: QueryDeps, storeName: string, kind: QueryableStoreType<S>['kind']): () => S[] {
   const { builder, keySerde, valueSerde } = storeSerdes(deps, storeName);
+  if (builder.type === 'versioned') {
+    // Kafka Streams too answers versioned stores through IQv2's VersionedKeyQuery only.
+    throw new StreamsError(
+      `State store '${storeName}' is a versioned store: QueryableStoreTypes cannot read it (as in Kafka Streams, where only IQv2's VersionedKeyQuery can)`,
+    );
+  }
   if (builder.type !== kind) {
     const ask = `QueryableStoreTypes.${QUERY_TYPE_OF[builder.type]}`;
     throw new StreamsError(

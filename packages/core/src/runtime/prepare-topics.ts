@@ -67,6 +67,10 @@ export async function prepareTopics(
           compacted: store.retainDuplicates !== true,
           // Kafka Streams' windowstore.changelog.additional.retention.ms: a day past the store's.
           ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs + ONE_DAY_MS }),
+          // Kafka Streams' VersionedChangelogTopicConfig: compaction waits the history plus a day.
+          ...(store.historyRetentionMs === undefined
+            ? {}
+            : { minCompactionLagMs: store.historyRetentionMs + ONE_DAY_MS }),
         });
     }
   }

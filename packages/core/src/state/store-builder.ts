@@ -10,7 +10,7 @@ import type { StateStore } from './state-store.ts';
 import { TimestampSkippingSerde, timestampSkipping } from './value-and-timestamp.ts';
 
 /** The store kinds a task can hold. */
-export type StoreType = 'key-value' | 'window' | 'session';
+export type StoreType = 'key-value' | 'window' | 'session' | 'versioned';
 
 /**
  * How to create a store in each task: its name, serdes and whether its changes go to a changelog

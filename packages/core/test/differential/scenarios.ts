@@ -19,6 +19,7 @@ import { partitionerScenarios, partitionerTopologies } from './scenarios-partiti
 import { patternScenarios, patternTopologies } from './scenarios-pattern.ts';
 import { slidingSessionScenarios, slidingSessionTopologies } from './scenarios-sliding-session.ts';
 import { suppressScenarios, suppressTopologies } from './scenarios-suppress.ts';
+import { versionedScenarios, versionedTopologies } from './scenarios-versioned.ts';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -177,7 +178,8 @@ export function ourTopology(name: string): Topology {
     eventTimeTopologies[name] ??
     partitionerTopologies[name] ??
     cogroupTopologies[name] ??
-    patternTopologies[name];
+    patternTopologies[name] ??
+    versionedTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -389,4 +391,5 @@ export const scenarios: Scenario[] = [
   ...partitionerScenarios,
   ...cogroupScenarios,
   ...patternScenarios,
+  ...versionedScenarios,
 ];

@@ -4,11 +4,14 @@ import type { AnySerde } from '../../processor/internals/internal-topology-build
 /**
  * What KTable processors forward: the new value and the one it replaced (null: none, or deleted).
  * The old value lets a downstream `KGroupedTable` aggregation subtract the old contribution.
+ * `isLatest` is false for an out-of-order update of a versioned table (KIP-914): it went into the
+ * table's history, and re-groupings and table-table joins skip it, as in Kafka Streams.
  */
 export class Change<V> {
   constructor(
     readonly newValue: V | null,
     readonly oldValue: V | null,
+    readonly isLatest = true,
   ) {}
 }
 

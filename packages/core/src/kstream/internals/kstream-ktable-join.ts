@@ -1,7 +1,11 @@
 import type { Processor, ProcessorContext } from '../../processor/processor.ts';
 import type { Record } from '../../processor/record.ts';
 import { droppedRecord } from './dropped-records.ts';
-import type { KTableValueGetter, KTableValueGetterSupplier } from './ktable-value-getter.ts';
+import type {
+  KTableValueGetter,
+  KTableValueGetterSupplier,
+  KTableVersionedGetter,
+} from './ktable-value-getter.ts';
 import type { ValueJoinerWithKey } from './value-joiner.ts';
 
 type Ctx = ProcessorContext<unknown, unknown>;
@@ -16,11 +20,15 @@ function isAbsent(value: unknown): value is null | undefined {
  * table); table updates only update the table. The result keeps the stream record's key and
  * timestamp. Dropped and counted: a null value, or (inner join) a null join key; since KIP-962 a
  * left join keeps a record whose join key is null (the record's key, or the key selector's) and
- * joins it with null, as Kafka Streams 4.4 does.
+ * joins it with null, as Kafka Streams 4.4 does. A versioned table is read as of the stream
+ * record's timestamp (a temporal join, KIP-914): a record older than the table's history retention
+ * finds no row unless the latest version is older still, as Kafka Streams' versioned store answers.
  */
 export class KStreamKTableJoinProcessor implements Processor<unknown, unknown, unknown, unknown> {
   private ctx!: Ctx;
   private table!: KTableValueGetter;
+  /** A versioned table: read as of each stream record's timestamp (KIP-914). */
+  private tableAsOf: KTableVersionedGetter | undefined;
 
   constructor(
     private readonly getter: KTableValueGetterSupplier,
@@ -32,6 +40,7 @@ export class KStreamKTableJoinProcessor implements Processor<unknown, unknown, u
   init(context: Ctx): void {
     this.ctx = context;
     this.table = this.getter.get(context);
+    this.tableAsOf = this.getter.getAsOf?.(context);
   }
 
   process(record: Record<unknown, unknown>): void {
@@ -41,8 +50,12 @@ export class KStreamKTableJoinProcessor implements Processor<unknown, unknown, u
       droppedRecord(this.ctx, 'null join key or value');
       return;
     }
-    const other = isAbsent(joinKey) ? null : (this.table(joinKey)?.value ?? null);
+    const other = isAbsent(joinKey) ? null : (this.lookup(joinKey, record.timestamp)?.value ?? null);
     if (other === null && !this.leftJoin) return;
     this.ctx.forward(record.withValue(this.joiner(record.key, record.value, other)));
+  }
+
+  private lookup(key: unknown, timestamp: number) {
+    return this.tableAsOf === undefined ? this.table(key) : this.tableAsOf(key, timestamp);
   }
 }

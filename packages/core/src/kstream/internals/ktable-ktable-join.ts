@@ -54,6 +54,9 @@ export class KTableKTableJoinProcessor implements Processor<unknown, Change<unkn
       droppedRecord(this.ctx, 'null key');
       return;
     }
+    // Kafka Streams' versioned semantics: an out-of-order update of a versioned table changes no
+    // join result (its table's latest row is unchanged).
+    if (!record.value.isLatest) return;
     const { key } = record;
     const newIn = record.value.newValue ?? null;
     const oldIn = record.value.oldValue ?? null;

@@ -10,6 +10,7 @@ import { timestampedView, type ValueAndTimestamp } from '../../state/value-and-t
 import type { Change } from './change.ts';
 import type { InternalStreamsBuilder } from './internal-streams-builder.ts';
 import { type KTableValueGetterSupplier, storeValueGetter } from './ktable-value-getter.ts';
+import { versionedStoreValueGetter } from './versioned-table.ts';
 
 /** Writes each change's new value (a deletion removes the row) and forwards the change as it is. */
 class TableMaterializeProcessor implements Processor<unknown, Change<unknown>, unknown, unknown> {
@@ -49,6 +50,7 @@ export function materializedValueGetter(table: TableToMaterialize): KTableValueG
   if (own !== undefined && own.type === 'key-value' && own.timestamped === true) {
     return storeValueGetter(own.name);
   }
+  if (own !== undefined && own.type === 'versioned') return versionedStoreValueGetter(own.name);
   const storeName = `${table.nodeName}-STATE-STORE`;
   const name = builder.addProcessor(
     `${table.nodeName}-MATERIALIZE`,

@@ -67,8 +67,8 @@ export class TableFilterProcessor extends ChangeProcessor {
     const oldValue = this.keep(record.key, record.value.oldValue);
     // Neither side passes: a re-grouping has nothing to subtract or add. Everything else gets the
     // deletion, as from Kafka Streams, which without old values cannot know it is redundant.
-    if (newValue === null && oldValue === null && this.options.sendOldValues) return;
-    this.ctx.forward(record.withValue(new Change(newValue, oldValue)));
+    if (newValue === null && oldValue === null && this.options.sendOldValues && record.value.isLatest) return;
+    this.ctx.forward(record.withValue(new Change(newValue, oldValue, record.value.isLatest)));
   }
 }
 
@@ -83,6 +83,7 @@ export class TableMapValuesProcessor extends ChangeProcessor {
         new Change(
           isAbsent(newValue) ? null : this.mapper(newValue, record.key),
           isAbsent(oldValue) ? null : this.mapper(oldValue, record.key),
+          record.value.isLatest,
         ),
       ),
     );
@@ -111,6 +112,8 @@ export class TableRepartitionMapProcessor extends ChangeProcessor {
     super();
   }
   process(record: Record<unknown, Change<unknown>>): void {
+    // An out-of-order update of a versioned table: the aggregate counts latest versions only.
+    if (!record.value.isLatest) return;
     const { newValue, oldValue } = record.value;
     const next = isAbsent(newValue) ? undefined : this.selector(record.key, newValue);
     const prev = isAbsent(oldValue) ? undefined : this.selector(record.key, oldValue);

@@ -16,7 +16,15 @@ export interface KTableValueGetterSupplier {
   readonly storeNames: readonly string[];
   /** Called in the processor's init(), once its context can give the stores. */
   get(context: Ctx): KTableValueGetter;
+  /**
+   * A versioned table's (Kafka Streams' isVersioned getter): the row valid at a timestamp, which a
+   * stream-table join asks for at each stream record's timestamp. Undefined: not versioned.
+   */
+  getAsOf?(context: Ctx): KTableVersionedGetter;
 }
+
+/** The table's row valid at `asOf` (a versioned table); undefined: none. */
+export type KTableVersionedGetter = (key: unknown, asOf: number) => ValueAndTimestamp<unknown> | undefined;
 
 function isAbsent(value: unknown): value is null | undefined {
   return value === null || value === undefined;
@@ -42,15 +50,23 @@ export function filterValueGetter(
   predicate: (key: unknown, value: unknown) => boolean,
   negate: boolean,
 ): KTableValueGetterSupplier {
+  const keep = (key: unknown, found: ValueAndTimestamp<unknown> | undefined) =>
+    found !== undefined && Boolean(predicate(key, found.value)) !== negate ? found : undefined;
+  const getAsOf = parent.getAsOf;
   return {
     storeNames: parent.storeNames,
     get(context) {
       const get = parent.get(context);
-      return (key) => {
-        const found = get(key);
-        return found !== undefined && Boolean(predicate(key, found.value)) !== negate ? found : undefined;
-      };
+      return (key) => keep(key, get(key));
     },
+    ...(getAsOf === undefined
+      ? {}
+      : {
+          getAsOf(context: Ctx): KTableVersionedGetter {
+            const get = getAsOf.call(parent, context);
+            return (key, asOf) => keep(key, get(key, asOf));
+          },
+        }),
   };
 }
 
@@ -59,16 +75,25 @@ export function mapValuesValueGetter(
   parent: KTableValueGetterSupplier,
   mapper: (value: unknown, key: unknown) => unknown,
 ): KTableValueGetterSupplier {
+  const map = (key: unknown, found: ValueAndTimestamp<unknown> | undefined) => {
+    if (found === undefined) return undefined;
+    const value = mapper(found.value, key);
+    return isAbsent(value) ? undefined : { value, timestamp: found.timestamp };
+  };
+  const getAsOf = parent.getAsOf;
   return {
     storeNames: parent.storeNames,
     get(context) {
       const get = parent.get(context);
-      return (key) => {
-        const found = get(key);
-        if (found === undefined) return undefined;
-        const value = mapper(found.value, key);
-        return isAbsent(value) ? undefined : { value, timestamp: found.timestamp };
-      };
+      return (key) => map(key, get(key));
     },
+    ...(getAsOf === undefined
+      ? {}
+      : {
+          getAsOf(context: Ctx): KTableVersionedGetter {
+            const get = getAsOf.call(parent, context);
+            return (key, asOf) => map(key, get(key, asOf));
+          },
+        }),
   };
 }

@@ -1,6 +1,7 @@
 import { TopologyError } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
+import { isVersionedBuilder } from '../../state/versioned-store-builder.ts';
 import type { AutoOffsetReset } from '../auto-offset-reset.ts';
 import type { Processor } from '../processor.ts';
 import type { TimestampExtractor } from '../timestamp-extractor.ts';
@@ -93,6 +94,8 @@ export interface SubtopologyInfo {
     changelogTopic: string | null;
     retentionMs?: number;
     retainDuplicates?: boolean;
+    /** A versioned store's history retention: its compacted changelog keeps older puts that long. */
+    historyRetentionMs?: number;
   }>;
 }
 
@@ -373,6 +376,7 @@ export class InternalTopologyBuilder {
           changelogTopic: store.loggingEnabled ? changelogTopicName(applicationId, store.name) : null,
           ...(store.retentionMs === undefined ? {} : { retentionMs: store.retentionMs }),
           ...(store.retainDuplicates === true ? { retainDuplicates: true } : {}),
+          ...(isVersionedBuilder(store) ? { historyRetentionMs: store.versioned.historyRetentionMs } : {}),
         })),
       };
     });

@@ -5,13 +5,16 @@ import {
   type TopicPartition,
   TransactionalBuffer,
   type TransactionalBufferOptions,
+  TypedVersionedKeyValueStore,
   type UncommittedBytesBudget,
+  VersionedRestoreTarget,
   writeCheckpoint,
 } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import { rawValueOf, timestampOf, withTimestamp } from '../../state/value-and-timestamp.ts';
+import { isVersionedBuilder, versionedRestoreValue } from '../../state/versioned-store-builder.ts';
 import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
 import { topicPartitionKey } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
@@ -148,7 +151,11 @@ export class ProcessorStateManager {
         `Task ${this.options.taskId}: call initializeStores() before storeFor('${storeName}')`,
       );
     }
-    return entry.bytes;
+    // A versioned store restores by replaying puts (see restoreConverter).
+    const { builder } = entry;
+    return isVersionedBuilder(builder)
+      ? new VersionedRestoreTarget(entry.bytes, builder.storeOptions())
+      : entry.bytes;
   }
 
   /**
@@ -156,7 +163,9 @@ export class ProcessorStateManager {
    * record's timestamp back in front of the value.
    */
   restoreConverter(storeName: string): (message: ChangelogMessage) => ChangelogMessage {
-    if (this.entry(storeName).builder.timestamped !== true) return (message) => message;
+    const { builder } = this.entry(storeName);
+    if (isVersionedBuilder(builder)) return versionedRestoreValue;
+    if (builder.timestamped !== true) return (message) => message;
     return (message) =>
       message.value === null
         ? message
@@ -196,6 +205,13 @@ export class ProcessorStateManager {
       const { topic, partition } = entry.changelog;
       const timestamped = entry.builder.timestamped === true;
       const headers = entry.builder.changelogHeaders;
+      if (entry.store instanceof TypedVersionedKeyValueStore) {
+        // Kafka Streams' versioned changelog: every put, its timestamp as the record's.
+        for (const { key, value, timestamp } of entry.store.pendingChanges()) {
+          yield { topic, partition, key, value, timestamp };
+        }
+        continue;
+      }
       for (const { key, value } of entry.buffer.eachPendingChange()) {
         if (timestamped && value !== null) {
           // Kafka Streams' changelog format: the plain value, its timestamp as the record's.
@@ -214,13 +230,27 @@ export class ProcessorStateManager {
    * the entries read or written before (a changelog without new records keeps its offset).
    */
   async commit(changelogOffsets: readonly CheckpointEntry[]): Promise<void> {
-    for (const entry of this.stores.values()) await entry.buffer?.commit();
+    for (const entry of this.stores.values()) {
+      await entry.buffer?.commit();
+      if (entry.store instanceof TypedVersionedKeyValueStore) await this.committedVersioned(entry);
+    }
     for (const { topic, partition, offset } of changelogOffsets) {
       this.checkpoint.set(topicPartitionKey(topic, partition), { topic, partition, offset });
     }
     const file = this.options.checkpointFile;
     if (file !== undefined && this.checkpoint.size > 0)
       await writeCheckpoint(file, [...this.checkpoint.values()]);
+  }
+
+  /**
+   * A versioned store forgets the puts its changelog got, and drops expired histories (Kafka
+   * Streams' segment cleanup) while nothing is buffered, so that only committed state is cleaned.
+   */
+  private async committedVersioned(entry: RegisteredStore): Promise<void> {
+    const store = entry.store as TypedVersionedKeyValueStore<unknown, unknown>;
+    store.committed();
+    if (entry.bytes !== undefined && entry.buffer?.hasPendingChanges() === false)
+      await store.cleanup(entry.bytes);
   }
 
   /** Drops every buffered write. */
