@@ -180,11 +180,11 @@ export class StreamThread {
       if (t.partitionGroup.numBuffered > 0 && !this.rebalancing) {
         if ((await this.processTask(t, now)) === 'failed' || !(await this.flushTask(t))) continue;
       }
-      await t.task.punctuateWallClock(now);
+      await t.punctuateWallClock(now);
     }
     this.resumeDrained();
     const due = now - this.lastCommit >= this.deps.config.commitIntervalMs;
-    if (due || this.commitSoon || this.manager.runningTasks().some((t) => t.task.commitRequested)) {
+    if (due || this.commitSoon || this.manager.runningTasks().some((t) => t.commitRequested)) {
       await this.commitAll(due ? 'interval' : 'requested');
     }
   }
@@ -250,7 +250,7 @@ export class StreamThread {
         batch.resolveOffset(batch.lastOffset);
     }
     if (!(await this.flushTask(rt))) return;
-    if (rt.task.commitRequested) this.commitSoon = true;
+    if (rt.commitRequested) this.commitSoon = true;
   }
 
   /**
@@ -312,7 +312,7 @@ export class StreamThread {
       if (next === undefined) return 'idle';
       const { record } = next;
       try {
-        const r = rt.task.process(record);
+        const r = rt.process(record);
         if (r) await r;
       } catch (error) {
         await this.manager.onTaskError(rt, error, 'processing', record);

@@ -8,32 +8,32 @@ import type { TopicPartitionOffset } from '../kafka/admin.ts';
 import type { MainConsumer } from '../kafka/consumer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamsMetrics } from './metrics.ts';
-import type { TaskRuntime } from './task-runtime.ts';
+import type { ActiveTask } from './task.ts';
 import type { ThreadTransaction } from './thread-transaction.ts';
 
 export interface TaskCommitsDeps {
   config: ResolvedConfig;
-  consumer: MainConsumer;
+  consumer: Pick<MainConsumer, 'commitOffsets'>;
   metrics: StreamsMetrics;
   recorder: StreamsMetricsRecorder;
   logger: Logger;
   threadTransaction: ThreadTransaction | undefined;
   /** Since when each task's sends or commits have been failing; a commit clears its entry. */
   failingSince: Map<string, number>;
-  onTaskError(rt: TaskRuntime, error: unknown): Promise<void>;
+  onTaskError(rt: ActiveTask, error: unknown): Promise<void>;
 }
 
 export class TaskCommits {
   constructor(private readonly deps: TaskCommitsDeps) {}
 
-  async commit(due: TaskRuntime[]): Promise<void> {
+  async commit(due: ActiveTask[]): Promise<void> {
     const { threadTransaction, config } = this.deps;
     if (threadTransaction) await this.commitThread(threadTransaction, due);
     else if (config.exactlyOnce) await Promise.all(due.map((t) => this.commitTransactional(t)));
     else await this.commitAtLeastOnce(due);
   }
 
-  private async commitTransactional(rt: TaskRuntime): Promise<void> {
+  private async commitTransactional(rt: ActiveTask): Promise<void> {
     try {
       const started = performance.now();
       await rt.commitTransaction(this.deps.config.applicationId);
@@ -45,7 +45,7 @@ export class TaskCommits {
     }
   }
 
-  private async commitThread(tx: ThreadTransaction, due: TaskRuntime[]): Promise<void> {
+  private async commitThread(tx: ThreadTransaction, due: ActiveTask[]): Promise<void> {
     try {
       await tx.commit(due, this.deps.config.applicationId);
       for (const rt of due) this.deps.failingSince.delete(rt.id);
@@ -55,8 +55,8 @@ export class TaskCommits {
     }
   }
 
-  private async commitAtLeastOnce(due: TaskRuntime[]): Promise<void> {
-    const sent = new Map<TaskRuntime, TopicPartitionOffset[]>();
+  private async commitAtLeastOnce(due: ActiveTask[]): Promise<void> {
+    const sent = new Map<ActiveTask, TopicPartitionOffset[]>();
     for (const rt of due) {
       try {
         sent.set(rt, await rt.sendForCommit());
@@ -67,7 +67,7 @@ export class TaskCommits {
     const ready = due.filter((t) => sent.has(t));
     let offsetsCommitted = true;
     try {
-      await this.deps.consumer.commitOffsets(ready.flatMap((t) => t.task.consumedOffsets()));
+      await this.deps.consumer.commitOffsets(ready.flatMap((t) => t.consumedOffsets()));
     } catch (error) {
       // The outputs and changelog records are acknowledged, so the stores must follow the
       // changelog. The offsets stay due: the next commit sends them again (with the generation

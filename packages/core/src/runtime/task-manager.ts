@@ -26,6 +26,7 @@ import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
 import { restoreTasks } from './restore.ts';
+import type { ActiveTask } from './task.ts';
 import { TaskCommits } from './task-commits.ts';
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
 import { ThreadTransaction } from './thread-transaction.ts';
@@ -48,8 +49,20 @@ export interface StreamThreadDeps {
   onFatal(error: Error): void;
 }
 
-export interface TaskManagerDeps extends StreamThreadDeps {
-  consumer: MainConsumer;
+/** How the task manager makes its tasks: the active task of task-runtime.ts, or a test's fake. */
+export interface TaskFactory<T extends ActiveTask> {
+  create(id: string, deps: TaskRuntimeDeps): T;
+  /** Brings the new tasks' stores up to date from their changelogs. */
+  restore(tasks: T[]): Promise<void>;
+}
+
+/** The consumer as the task manager uses it (kafka/consumer.ts' MainConsumer). */
+export type TaskManagerConsumer = Pick<MainConsumer, 'pause' | 'resume' | 'seek' | 'commitOffsets'>;
+
+export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends StreamThreadDeps {
+  consumer: TaskManagerConsumer;
+  /** Default: TaskRuntime, restored by restore.ts. */
+  taskFactory?: TaskFactory<T>;
   /** The stream thread's: every change to the tasks runs as one of its sections. */
   mutex: Mutex;
   isClosing(): boolean;
@@ -71,8 +84,8 @@ const TASK_TIMEOUT_MS = 300_000;
 /** Pauses between tries of task creation. */
 const TASK_CREATION_BACKOFF_MS = [500, 1_000, 2_000, 5_000];
 
-export class TaskManager {
-  readonly tasks = new Map<string, TaskRuntime>();
+export class TaskManager<T extends ActiveTask = TaskRuntime> {
+  readonly tasks = new Map<string, T>();
   readonly creating = new Set<string>();
   /** Tasks whose creation is scheduled (after a backoff, or a pause after being fenced). */
   private readonly later = new Set<string>();
@@ -91,12 +104,19 @@ export class TaskManager {
   private readonly threadCache: ThreadCache;
 
   private readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
+  private readonly taskFactory: TaskFactory<T>;
 
-  constructor(private readonly deps: TaskManagerDeps) {
+  constructor(private readonly deps: TaskManagerDeps<T>) {
     const { config, topology } = deps;
     this.log = deps.logger;
     this.uncommittedBytes = new UncommittedBytesBudget(config.maxUncommittedBytes);
     this.threadCache = new ThreadCache(config.statestoreCacheMaxBytes);
+    this.taskFactory =
+      deps.taskFactory ??
+      ({
+        create: (id, taskDeps) => new TaskRuntime(id, taskDeps),
+        restore: (tasks) => restoreTasks(deps, tasks as unknown as TaskRuntime[]),
+      } as TaskFactory<ActiveTask> as TaskFactory<T>);
     this.offsetResetPolicy = offsetResetPolicies(topology, config.applicationId, config.autoOffsetReset);
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
@@ -111,7 +131,7 @@ export class TaskManager {
       ...deps,
       threadTransaction: this.threadTransaction,
       failingSince: this.failingSince,
-      onTaskError: (rt, error) => this.onTaskError(rt, error, 'producer'),
+      onTaskError: (rt, error) => this.onTaskError(rt as T, error, 'producer'),
     });
   }
 
@@ -126,7 +146,7 @@ export class TaskManager {
   }
 
   /** The tasks this thread runs now, with their stores (for interactive queries). */
-  runningTasks(): TaskRuntime[] {
+  runningTasks(): T[] {
     return [...this.tasks.values()].filter((t) => t.state === 'running');
   }
 
@@ -151,7 +171,7 @@ export class TaskManager {
    * failed.
    */
   async onTaskError(
-    rt: TaskRuntime,
+    rt: T,
     error: unknown,
     where: 'processing' | 'producer',
     record?: { topic: string; partition: number; offset: number },
@@ -229,7 +249,7 @@ export class TaskManager {
   }
 
   /** Closes the task without committing and creates it again from what Kafka holds, if still ours. */
-  async recreate(rt: TaskRuntime, delayMs: number): Promise<void> {
+  async recreate(rt: T, delayMs: number): Promise<void> {
     // exactly_once_v2: the task's records since the last commit are in the thread's transaction.
     if (this.threadTransaction && rt.state === 'running')
       await this.threadTransaction.rollBack(this.runningTasks(), false);
@@ -240,7 +260,7 @@ export class TaskManager {
     this.createLater([rt.id], delayMs);
   }
 
-  private async rollback(rt: TaskRuntime, fenced: boolean, rebuild: boolean): Promise<void> {
+  private async rollback(rt: T, fenced: boolean, rebuild: boolean): Promise<void> {
     this.deps.metrics.rollbacks++;
     this.deps.recorder.rolledBack(rt.id);
     if (this.deps.config.exactlyOnce) this.deps.recorder.transactionAborted();
@@ -260,13 +280,13 @@ export class TaskManager {
   }
 
   async commitAll(reason: string): Promise<void> {
-    const due = this.runningTasks().filter((t) => t.task.commitNeeded || t.task.commitRequested);
+    const due = this.runningTasks().filter((t) => t.commitNeeded || t.commitRequested);
     if (due.length === 0) return;
     const started = Date.now();
     await this.commits.commit(due);
     const ms = Date.now() - started;
     this.deps.recorder.committed(
-      due.filter((t) => !t.task.commitNeeded).map((t) => t.id),
+      due.filter((t) => !t.commitNeeded).map((t) => t.id),
       ms,
     );
     this.log.debug({ reason, tasks: due.map((t) => t.id), ms }, 'committed');
@@ -328,7 +348,7 @@ export class TaskManager {
     if (ids.length === 0) return;
     const generation = this.generation;
     for (const id of ids) this.creating.add(id);
-    const runtimes = ids.map((id) => new TaskRuntime(id, this.taskDeps()));
+    const runtimes = ids.map((id) => this.taskFactory.create(id, this.taskDeps()));
     for (const rt of runtimes) this.deps.consumer.pause(rt.inputPartitions);
     void (async () => {
       try {
@@ -338,8 +358,8 @@ export class TaskManager {
         const initialized = await Promise.allSettled(runtimes.map((rt) => rt.initialize()));
         const failure = initialized.find((r) => r.status === 'rejected');
         if (failure) throw failure.reason;
-        await restoreTasks(this.deps, runtimes);
-        for (const rt of runtimes) await rt.task.initializeTopology();
+        await this.taskFactory.restore(runtimes);
+        for (const rt of runtimes) await rt.initializeTopology();
         await this.deps.mutex.run(async () => {
           for (const rt of runtimes) {
             this.creating.delete(rt.id);

@@ -30,6 +30,7 @@ import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { resetOffsets } from './offset-reset.ts';
 import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
+import type { ActiveTask, TaskState } from './task.ts';
 
 export interface TaskRuntimeDeps {
   config: ResolvedConfig;
@@ -54,12 +55,13 @@ function taskDirectory(config: ResolvedConfig, taskId: string): string {
   return join(config.stateDir, config.applicationId, taskId);
 }
 
-export class TaskRuntime {
+export class TaskRuntime implements ActiveTask {
+  readonly kind = 'active';
   readonly task: StreamTask;
   readonly producer: TaskProducer;
   readonly collector: BufferingRecordCollector;
   readonly inputPartitions: Array<{ topic: string; partition: number }>;
-  state: 'created' | 'running' | 'closed' = 'created';
+  state: TaskState = 'created';
   checkpoint: CheckpointEntry[] = [];
   consecutiveFailures = 0;
   /** Fetched, not yet processed input, taken in timestamp order across the task's partitions. */
@@ -203,6 +205,34 @@ export class TaskRuntime {
       { taskId: this.id, startOffsets: Object.fromEntries(this.committed), checkpoint: this.checkpoint },
       'task initialized',
     );
+  }
+
+  get commitNeeded(): boolean {
+    return this.task.commitNeeded;
+  }
+
+  get commitRequested(): boolean {
+    return this.task.commitRequested;
+  }
+
+  initializeTopology(): Promise<void> {
+    return this.task.initializeTopology();
+  }
+
+  process(record: InputRecord): void | Promise<void> {
+    return this.task.process(record);
+  }
+
+  punctuateWallClock(nowMs: number): void | Promise<void> {
+    return this.task.punctuateWallClock(nowMs);
+  }
+
+  consumedOffsets(): TopicPartitionOffset[] {
+    return this.task.consumedOffsets();
+  }
+
+  clearOutput(): void {
+    this.collector.clear();
   }
 
   /** Takes the offsets of this task's input partitions that have none yet. */

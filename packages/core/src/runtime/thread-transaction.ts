@@ -15,7 +15,7 @@ import { TransactionalThreadProducer } from '../kafka/thread-producer.ts';
 import { txnOffsetCommitV3Installed } from '../kafka/txn-offset-commit.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamsMetrics } from './metrics.ts';
-import type { TaskRuntime } from './task-runtime.ts';
+import type { ActiveTask } from './task.ts';
 
 export interface ThreadTransactionDeps {
   metrics: StreamsMetrics;
@@ -65,9 +65,9 @@ export class ThreadTransaction {
    * the last commit in one transaction; then the tasks' stores apply their buffers. Throws when
    * the transaction did not commit: then every task must roll back (`rollBack`).
    */
-  async commit(due: TaskRuntime[], groupId: string): Promise<void> {
+  async commit(due: ActiveTask[], groupId: string): Promise<void> {
     const started = performance.now();
-    const offsets = due.map((rt) => rt.task.consumedOffsets());
+    const offsets = due.map((rt) => rt.consumedOffsets());
     // At once, so that the tasks' records share the producer's requests.
     const ends = await Promise.all(due.map((rt) => rt.sendForCommit()));
     // The offsets carry the group generation that fences a zombie (KIP-447): a transaction with
@@ -85,12 +85,12 @@ export class ThreadTransaction {
    * back to the tasks' last committed offsets. `resetProducer`: the producer's state is unknown
    * after the failure (and so it is when the abort fails): a new one takes its place.
    */
-  async rollBack(tasks: TaskRuntime[], resetProducer: boolean): Promise<void> {
+  async rollBack(tasks: ActiveTask[], resetProducer: boolean): Promise<void> {
     const { metrics, recorder, logger, seek } = this.deps;
     metrics.rollbacks += tasks.length;
     for (const rt of tasks) recorder.rolledBack(rt.id);
     recorder.transactionAborted();
-    for (const rt of tasks) rt.collector.clear();
+    for (const rt of tasks) rt.clearOutput();
     let aborted = true;
     try {
       await this.producer.abort();
