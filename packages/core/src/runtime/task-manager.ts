@@ -1,6 +1,6 @@
 // Kafka Streams' TaskManager: follows the group's assignment by creating (fence, restore, seek,
-// resume), recreating and closing tasks, commits the due tasks (a transaction per task under
-// exactly_once, one offset commit under at_least_once), and rolls a failed task back.
+// resume), recreating and closing tasks, commits the due tasks and rolls a failed task back, the
+// how of both left to the processing guarantee's object (processing-guarantee.ts).
 import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
@@ -16,20 +16,19 @@ import {
   isRetriableError,
 } from '../kafka/error-kinds.ts';
 import { produceEncodingInstalled } from '../kafka/produce-encoding.ts';
-import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
 import type { Topology } from '../processor/topology.ts';
 import { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { processingGuaranteeFor } from './guarantee-factory.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
+import type { GuaranteeDeps, ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
 import type { ActiveTask } from './task.ts';
-import { TaskCommits } from './task-commits.ts';
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
-import { ThreadTransaction } from './thread-transaction.ts';
 
 export interface StreamThreadDeps {
   config: ResolvedConfig;
@@ -63,6 +62,8 @@ export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends Str
   consumer: TaskManagerConsumer;
   /** Default: TaskRuntime, restored by restore.ts. */
   taskFactory?: TaskFactory<T>;
+  /** Default: the config's, with real producers (guarantee-factory.ts). */
+  guarantee?: (deps: GuaranteeDeps) => ProcessingGuarantee;
   /** The stream thread's: every change to the tasks runs as one of its sections. */
   mutex: Mutex;
   isClosing(): boolean;
@@ -91,10 +92,8 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   private readonly later = new Set<string>();
   /** Since when each task's sends or commits have been failing on the way, until it commits. */
   private readonly failingSince = new Map<string, number>();
-  private readonly sharedProducer?: SharedProducer;
-  /** exactly_once_v2: the thread's one transaction for all its tasks. */
-  private readonly threadTransaction?: ThreadTransaction;
-  private readonly commits: TaskCommits;
+  /** at_least_once, exactly_once or exactly_once_v2: producers, commits, rollbacks. */
+  readonly guarantee: ProcessingGuarantee;
   private readonly topicToSubtopology = new Map<string, number>();
   assigned = new Set<string>();
   private memberId?: string;
@@ -121,18 +120,15 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
     }
-    if (config.exactlyOnceV2)
-      this.threadTransaction = new ThreadTransaction(deps.kafka, config, {
-        ...deps,
-        seek: (tp) => deps.consumer.seek(tp),
-      });
-    else if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
-    this.commits = new TaskCommits({
+    const guaranteeDeps: GuaranteeDeps = {
       ...deps,
-      threadTransaction: this.threadTransaction,
       failingSince: this.failingSince,
-      onTaskError: (rt, error) => this.onTaskError(rt as T, error, 'producer'),
-    });
+      onCommitError: (rt, error) => this.onTaskError(rt as T, error, 'producer'),
+      recreate: (rt, delayMs) => this.recreate(rt as T, delayMs),
+    };
+    this.guarantee = deps.guarantee
+      ? deps.guarantee(guaranteeDeps)
+      : processingGuaranteeFor(config, deps.kafka, guaranteeDeps);
   }
 
   /** The task that owns an input partition, whether or not it runs here. */
@@ -151,18 +147,14 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   }
 
   async connect(): Promise<void> {
-    await this.sharedProducer?.connect();
-    await this.threadTransaction?.producer.initialize();
+    await this.guarantee.connect();
   }
 
-  /** Closes every task (dirty: without committing) and the shared producer. */
+  /** Closes every task (dirty: without committing) and the guarantee's producers. */
   async closeAll({ dirty }: { dirty: boolean }): Promise<void> {
     for (const t of this.tasks.values()) await t.close({ dirty });
     this.tasks.clear();
-    await this.sharedProducer?.close();
-    // A clean close committed just before; what is left open was never committed.
-    await this.threadTransaction?.producer.abort().catch(() => {});
-    await this.threadTransaction?.producer.close();
+    await this.guarantee.close();
   }
 
   /**
@@ -177,9 +169,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     record?: { topic: string; partition: number; offset: number },
   ) {
     const denied = toAuthorizationError(error, this.deps.config, {
-      transactionalId:
-        this.threadTransaction?.producer.transactionalId ??
-        (this.deps.config.exactlyOnce ? `${this.deps.config.applicationId}-${rt.id}` : undefined),
+      transactionalId: this.guarantee.transactionalIdFor(rt.id),
       topicOperation: where === 'producer' ? 'Write' : 'Read',
     });
     if (denied) {
@@ -199,34 +189,20 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     // the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER on every later send, seen after a broker
     // restart); a commit that failed half-way leaves kafkajs' transaction state machine stuck
     // ("Cannot call beginTransaction in state COMMITTING", seen when the group coordinator moved
-    // during a broker restart). Only a new producer gets out of it: under exactly_once the task is
-    // rebuilt with one, from what Kafka holds; under at_least_once the shared producer is replaced
-    // (the other tasks' sent records are acknowledged, their unsent ones go out through the new
-    // producer). Records the broker refuses (too large) are rolled back in place and counted.
-    // Under exactly_once_v2 every task's records since the last commit are in the one transaction,
-    // so all tasks roll back; the producer is replaced unless the group had only moved on.
+    // during a broker restart). Only a new producer gets out of it; how, the guarantee knows.
+    // Records the broker refuses (too large) are rolled back in place and counted.
     const producerBroken = where === 'producer' && !isRefusedRecordsError(error);
-    if (this.threadTransaction) {
-      await this.threadTransaction.rollBack(
-        this.runningTasks(),
-        producerBroken && !isGroupGenerationError(error),
-      );
-    } else {
-      if (producerBroken && this.sharedProducer) {
-        this.log.warn(
-          { taskId: rt.id },
-          'replacing the shared producer, whose state is unknown after the failure',
-        );
-        await this.sharedProducer.reset();
-      }
-      await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
-    }
+    await this.guarantee.rollBack(
+      rt,
+      { fenced, producerBroken, groupMoved: isGroupGenerationError(error) },
+      this.runningTasks(),
+    );
     // The same record would fail again: as in Kafka Streams, no retry.
     if (error instanceof DeserializationError || error instanceof TimestampExtractorError) {
       this.deps.fatal(error);
       return;
     }
-    if (fenced && !this.threadTransaction) return;
+    if (fenced && this.guarantee.fencingRecreatesTask) return;
     if (producerBroken) {
       const since = this.failingSince.get(rt.id) ?? Date.now();
       this.failingSince.set(rt.id, since);
@@ -250,9 +226,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
 
   /** Closes the task without committing and creates it again from what Kafka holds, if still ours. */
   async recreate(rt: T, delayMs: number): Promise<void> {
-    // exactly_once_v2: the task's records since the last commit are in the thread's transaction.
-    if (this.threadTransaction && rt.state === 'running')
-      await this.threadTransaction.rollBack(this.runningTasks(), false);
+    await this.guarantee.beforeRecreate(rt, this.runningTasks());
     await rt.close({ dirty: true });
     this.tasks.delete(rt.id);
     this.deps.consumer.pause(rt.inputPartitions);
@@ -260,30 +234,11 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     this.createLater([rt.id], delayMs);
   }
 
-  private async rollback(rt: T, fenced: boolean, rebuild: boolean): Promise<void> {
-    this.deps.metrics.rollbacks++;
-    this.deps.recorder.rolledBack(rt.id);
-    if (this.deps.config.exactlyOnce) this.deps.recorder.transactionAborted();
-    const ok = await rt.rollback();
-    if (fenced || !ok || rebuild) {
-      // The task's producer is dead (fenced: another instance owns the task now) or in an
-      // unknown state. Close it without committing and let a new task start from what Kafka
-      // holds; the group's next assignment decides whether it comes back.
-      if (fenced) this.deps.metrics.fencedTasks++;
-      // If it is still ours by the last assignment we saw: when another instance fenced us from
-      // a stale view of the group, it learns so at its next heartbeat; try again after a pause
-      // rather than wait for a rebalance that may never come.
-      await this.recreate(rt, fenced ? 2_000 : 0);
-      return;
-    }
-    for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
-  }
-
   async commitAll(reason: string): Promise<void> {
     const due = this.runningTasks().filter((t) => t.commitNeeded || t.commitRequested);
     if (due.length === 0) return;
     const started = Date.now();
-    await this.commits.commit(due);
+    await this.guarantee.commit(due);
     const ms = Date.now() - started;
     this.deps.recorder.committed(
       due.filter((t) => !t.commitNeeded).map((t) => t.id),
@@ -299,7 +254,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   ): Promise<void> {
     if (this.deps.isClosing()) return;
     this.generation++;
-    this.threadTransaction?.joined(memberId, groupGeneration);
+    this.guarantee.joined(memberId, groupGeneration);
     const assigned = new Set<string>();
     for (const [topic, partitions] of Object.entries(assignment)) {
       for (const p of partitions) {
@@ -312,11 +267,8 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     this.assigned = assigned;
     this.log.info({ memberId, tasks: [...assigned].sort(), lostAll }, 'assignment received');
     const revoking = [...this.tasks.values()].some((t) => !assigned.has(t.id) && t.state === 'running');
-    // exactly_once_v2: the new owners of revoked tasks may have read their offsets already (kafkajs
-    // tells of a revocation only after the rebalance), so their work since the commit at the
-    // rebalance's start is dropped; it shares the transaction with the kept tasks' work.
-    if (this.threadTransaction && (lostAll || revoking))
-      await this.threadTransaction.rollBack(this.runningTasks(), false);
+    // exactly_once_v2 drops the work of all tasks here (exactly-once-v2.ts' revoking).
+    const commitRevoked = lostAll || revoking ? await this.guarantee.revoking(this.runningTasks()) : true;
     if (lostAll) {
       // We were dropped from the group (e.g. paused past the session timeout): others may have
       // run our tasks since, so their local uncommitted state is stale.
@@ -326,8 +278,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     const revoked = [...this.tasks.values()].filter((t) => !assigned.has(t.id));
     if (revoked.length > 0) {
       const committable = revoked.filter((t) => t.state === 'running');
-      // exactly_once_v2 rolled them back above.
-      if (!this.threadTransaction && committable.length > 0) await this.commits.commit(committable);
+      if (commitRevoked && committable.length > 0) await this.guarantee.commit(committable);
       for (const rt of revoked) {
         await rt.close({ dirty: false });
         this.tasks.delete(rt.id);
@@ -421,7 +372,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   }
 
   private taskDeps(): TaskRuntimeDeps {
-    const { config, kafka, admin, topology, metrics, recorder } = this.deps;
+    const { config, admin, topology, metrics, recorder } = this.deps;
     return {
       config,
       topology,
@@ -435,11 +386,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       offsetResetPolicy: this.offsetResetPolicy,
       // Encoded at the sink only where core's produce request will write the batches.
       partitionCountOf: produceEncodingInstalled() ? (topic) => admin.partitionCountOf(topic) : undefined,
-      producerFor: (taskId: string): TaskProducer =>
-        this.threadTransaction?.producer.forTask() ??
-        (config.exactlyOnce
-          ? new TransactionalTaskProducer(kafka, `${config.applicationId}-${taskId}`, config.producer)
-          : this.sharedProducer!),
+      producerFor: (taskId) => this.guarantee.producerFor(taskId),
     };
   }
 }

@@ -25,16 +25,24 @@ export interface ThreadTransactionDeps {
   seek(tp: TopicPartitionOffset): void;
 }
 
+/** kafka/thread-producer.ts' TransactionalThreadProducer as the thread's transaction uses it. */
+export type ThreadProducer = Pick<
+  TransactionalThreadProducer,
+  'transactionalId' | 'initialize' | 'commit' | 'abort' | 'reset' | 'close' | 'forTask'
+>;
+
+/** The group generation a commit is made in (KIP-447), once the thread has joined. */
+export type GenerationOf = () =>
+  | { memberId: string; generationId: number; groupInstanceId: null }
+  | undefined;
+
 export class ThreadTransaction {
-  readonly producer: TransactionalThreadProducer;
+  readonly producer: ThreadProducer;
   private memberId?: string;
   private generationId?: number;
 
-  constructor(
-    kafka: Kafka,
-    config: ResolvedConfig,
-    private readonly deps: ThreadTransactionDeps,
-  ) {
+  /** The thread's transaction with its real producer. */
+  static create(kafka: Kafka, config: ResolvedConfig, deps: ThreadTransactionDeps): ThreadTransaction {
     if (!groupGenerationTracked() || !txnOffsetCommitV3Installed() || !stableOffsetFetchInstalled())
       throw new Error(
         "processingGuarantee 'exactly_once_v2' needs the KIP-447 requests @kstreams/core adds to kafkajs, and it " +
@@ -43,14 +51,26 @@ export class ThreadTransaction {
       );
     // Kafka Streams' <application.id>-<process id>-<thread>: a new id per start, since fencing comes
     // from the group generation, not from the transactional id.
-    this.producer = new TransactionalThreadProducer(
-      kafka,
-      `${config.applicationId}-${randomUUID()}-1`,
-      config.producer,
-      () =>
-        this.memberId === undefined || this.generationId === undefined
-          ? undefined
-          : { memberId: this.memberId, generationId: this.generationId, groupInstanceId: null },
+    return new ThreadTransaction(
+      deps,
+      (generation) =>
+        new TransactionalThreadProducer(
+          kafka,
+          `${config.applicationId}-${randomUUID()}-1`,
+          config.producer,
+          generation,
+        ),
+    );
+  }
+
+  constructor(
+    private readonly deps: ThreadTransactionDeps,
+    newProducer: (generation: GenerationOf) => ThreadProducer,
+  ) {
+    this.producer = newProducer(() =>
+      this.memberId === undefined || this.generationId === undefined
+        ? undefined
+        : { memberId: this.memberId, generationId: this.generationId, groupInstanceId: null },
     );
   }
 
