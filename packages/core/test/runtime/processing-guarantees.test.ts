@@ -79,7 +79,7 @@ describe('AtLeastOnce', () => {
   it('replaces the shared producer after a broken send and seeks the task back to its commit', async () => {
     const { deps, producer, tasks, alo } = setup();
     tasks[0]!.committed = [{ topic: 'in', partition: 0, offset: 5 }];
-    await alo.rollBack(tasks[0]!, { ...ok, producerBroken: true }, tasks);
+    await alo.rollBack(tasks[0]!, { ...ok, producerBroken: true });
     expect(producer.calls).toEqual(['reset']);
     expect(tasks[0]!.calls).toContain('0_0.rollback');
     expect(tasks[1]!.calls).not.toContain('0_1.rollback');
@@ -90,7 +90,7 @@ describe('AtLeastOnce', () => {
 
   it('recreates a fenced task after a pause instead of seeking', async () => {
     const { deps, tasks, alo } = setup();
-    await alo.rollBack(tasks[0]!, { ...ok, fenced: true }, tasks);
+    await alo.rollBack(tasks[0]!, { ...ok, fenced: true });
     expect(deps.recreated).toEqual([{ taskId: '0_0', delayMs: 2_000 }]);
     expect(deps.metrics.fencedTasks).toBe(1);
     expect(deps.consumer.seeks).toEqual([]);
@@ -135,7 +135,7 @@ describe('ExactlyOnce', () => {
   it('aborts and rebuilds the task with a new producer when the producer broke', async () => {
     const { deps, eos } = setup();
     const a = new FakeTask('0_0', input(0));
-    await eos.rollBack(a, { ...ok, producerBroken: true }, [a]);
+    await eos.rollBack(a, { ...ok, producerBroken: true });
     expect(a.calls).toEqual(['0_0.rollback']);
     expect(deps.recorder.transactionAbortsTotal).toBe(1);
     expect(deps.recreated).toEqual([{ taskId: '0_0', delayMs: 0 }]);
@@ -145,7 +145,7 @@ describe('ExactlyOnce', () => {
     const { deps, eos } = setup();
     const a = new FakeTask('0_0', input(0));
     a.committed = [{ topic: 'in', partition: 0, offset: 12 }];
-    await eos.rollBack(a, ok, [a]);
+    await eos.rollBack(a, ok);
     expect(deps.recreated).toEqual([]);
     expect(deps.consumer.seeks).toEqual([{ topic: 'in', partition: 0, offset: 12 }]);
   });
@@ -154,7 +154,7 @@ describe('ExactlyOnce', () => {
     const { deps, eos } = setup();
     const a = new FakeTask('0_0', input(0));
     a.failing.add('rollback');
-    await eos.rollBack(a, ok, [a]);
+    await eos.rollBack(a, ok);
     expect(deps.recreated).toEqual([{ taskId: '0_0', delayMs: 0 }]);
   });
 });
