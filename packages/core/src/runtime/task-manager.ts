@@ -15,7 +15,7 @@ import {
   isRefusedRecordsError,
   isRetriableError,
 } from '../kafka/error-kinds.ts';
-import { produceEncodingInstalled } from '../kafka/produce-encoding.ts';
+import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -385,7 +385,9 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       globalStore: this.deps.globalStore,
       offsetResetPolicy: this.offsetResetPolicy,
       // Encoded at the sink only where core's produce request will write the batches.
-      partitionCountOf: produceEncodingInstalled() ? (topic) => admin.partitionCountOf(topic) : undefined,
+      partitionCountOf: kafkajsCapabilities().encodedProduce
+        ? (topic) => admin.partitionCountOf(topic)
+        : undefined,
       producerFor: (taskId) => this.guarantee.producerFor(taskId),
     };
   }

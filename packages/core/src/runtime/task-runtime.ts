@@ -11,7 +11,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import { type StreamsAdmin, type TopicPartitionOffset, UNSTABLE_OFFSETS_WAIT_MS } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { fetchedMessageReader } from '../kafka/consumer.ts';
-import { fetchLagInstalled } from '../kafka/fetch-lag.ts';
+import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
@@ -120,7 +120,7 @@ export class TaskRuntime implements ActiveTask {
       maxTaskIdleMs: config.maxTaskIdleMs,
       // Fetches tell every input partition's lag (kafka/fetch-lag.ts): wait as long as it is
       // above 0. Without that hook a batch tells it only with records, so the wait is bounded.
-      maxFetchWaitMs: fetchLagInstalled()
+      maxFetchWaitMs: kafkajsCapabilities().fetchLag
         ? undefined
         : maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
       reader: fetchedMessageReader,

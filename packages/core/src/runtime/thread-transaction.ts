@@ -9,10 +9,8 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { TopicPartitionOffset } from '../kafka/admin.ts';
 import type { Kafka } from '../kafka/client.ts';
-import { groupGenerationTracked } from '../kafka/group-generation.ts';
-import { stableOffsetFetchInstalled } from '../kafka/stable-offset-fetch.ts';
+import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import { TransactionalThreadProducer } from '../kafka/thread-producer.ts';
-import { txnOffsetCommitV3Installed } from '../kafka/txn-offset-commit.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { ActiveTask } from './task.ts';
@@ -43,7 +41,8 @@ export class ThreadTransaction {
 
   /** The thread's transaction with its real producer. */
   static create(kafka: Kafka, config: ResolvedConfig, deps: ThreadTransactionDeps): ThreadTransaction {
-    if (!groupGenerationTracked() || !txnOffsetCommitV3Installed() || !stableOffsetFetchInstalled())
+    const kafkajs = kafkajsCapabilities();
+    if (!kafkajs.groupGeneration || !kafkajs.txnOffsetCommitV3 || !kafkajs.stableOffsetFetch)
       throw new Error(
         "processingGuarantee 'exactly_once_v2' needs the KIP-447 requests @kstreams/core adds to kafkajs, and it " +
           "cannot reach kafkajs' files (bundled into one file?). Keep kafkajs an external module of the bundle, " +
