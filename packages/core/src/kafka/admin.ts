@@ -1,7 +1,7 @@
 // The admin operations the runtime needs: internal topics, partition counts, committed and end
 // offsets, and group members (for interactive queries).
-// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
-import './producer-grouping.ts';
+// First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
+import './kafkajs-patches.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
 import { decodeUserData } from './assignor.ts';
 import { hasErrorType, retryWhileErrorType } from './error-kinds.ts';

@@ -1,7 +1,7 @@
 // Plugs the task assignment into kafkajs' consumer group protocol. The leader computes tasks from
 // the topic metadata and hands each member the partitions of the tasks it got.
-// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
-import './producer-grouping.ts';
+// First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
+import './kafkajs-patches.ts';
 import { AssignerProtocol, type PartitionAssigner } from 'kafkajs';
 import {
   assignTasks,

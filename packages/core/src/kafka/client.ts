@@ -1,16 +1,15 @@
 // The kafkajs client, with its logs routed into the app's pino logger.
-// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
-import './producer-grouping.ts';
+// First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
+import './kafkajs-patches.ts';
 import { Kafka, type KafkaConfig, type logCreator, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
-import { installReadCommittedFix } from './read-committed.ts';
+import { installIntoLoadedKafkajs } from './kafkajs-patches.ts';
 import { AuthorizationRefusals } from './refusals.ts';
 import { selfResolvingCondition, TransientConditions } from './transient-conditions.ts';
 
-// Every read_committed consumer of the app (input, repartition topics, changelog restore) and of
-// the user's own code in this process needs it.
-installReadCommittedFix();
+// Also into a copy of kafkajs the application loaded before core (read_committed fix).
+installIntoLoadedKafkajs();
 
 /** The client type for code outside kafka/, which may not import kafkajs itself. */
 export type { Kafka } from 'kafkajs';

@@ -1,5 +1,5 @@
-// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
-import './producer-grouping.ts';
+// First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
+import './kafkajs-patches.ts';
 import { type ICustomPartitioner, Partitioners } from 'kafkajs';
 import { partitionForKey } from '../processor/internals/partitioner.ts';
 

@@ -28,6 +28,10 @@ export interface KafkajsDecoder {
 
 export const Encoder = require('kafkajs/src/protocol/encoder.js') as new () => KafkajsEncoder;
 export const Decoder = require('kafkajs/src/protocol/decoder.js') as new (data: Buffer) => KafkajsDecoder;
+/** kafkajs' table of Kafka's error codes (name, code, whether retriable, message). */
+export const { errorCodes } = require('kafkajs/src/protocol/error.js') as {
+  errorCodes: Array<{ type: string; code: number; retriable: boolean; message: string }>;
+};
 
 /** What a request version gives kafkajs' broker: the request to send and its response codec. */
 export interface RequestProtocol<R> {

@@ -5,17 +5,9 @@
 // same result (an object of arrays keyed by partition, messages in their order).
 //
 // kafkajs' sendMessages.js keeps the grouping function it required at load, so the replacement
-// must be in Node's module cache before kafkajs is loaded: every module of kafka/ that loads
-// kafkajs imports this one first. When kafkajs was loaded earlier (the application imported it
-// before @kstreams/core) or bundled into one file, nothing changes: only the speed-up is lost.
-// Also before kafkajs loads: the produce request's record encoding and the fetched batches' decoding.
-// And the KIP-447 request versions (JoinGroup's generation, OffsetFetch v7, TxnOffsetCommit v3),
-// which do not depend on the load order.
-import './fetch-decoding.ts';
-import './produce-encoding.ts';
-import './group-generation.ts';
-import './stable-offset-fetch.ts';
-import './txn-offset-commit.ts';
+// must be in Node's module cache before kafkajs is loaded (kafkajs-patches.ts installs it so).
+// When kafkajs was loaded earlier (the application imported it before @kstreams/core) or bundled
+// into one file, nothing changes: only the speed-up is lost.
 import { installModule, loadedExports, resolveKafkajsModule } from './kafkajs-modules.ts';
 
 interface GroupArgs {

@@ -2,8 +2,8 @@
 // the restore consumer is the single member of a throw-away group whose assigner hands it
 // exactly the partitions wanted.
 
-// First: kafkajs must find the linear grouping when it loads (see producer-grouping.ts).
-import './producer-grouping.ts';
+// First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
+import './kafkajs-patches.ts';
 import { randomUUID } from 'node:crypto';
 import { AssignerProtocol, type Kafka, type PartitionAssigner } from 'kafkajs';
 import { topicPartitionKey } from '../processor/internals/records.ts';

@@ -10,7 +10,7 @@ import { AuthenticationError, BrokerUnreachableError, IllegalStateError, Streams
 import { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
-import { readCommittedFixInstalled } from '../kafka/read-committed.ts';
+import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
@@ -235,7 +235,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     }
     this.setState('REBALANCING');
     applyHeapGrowth(this.config.heapGrowingPercent, this.logger);
-    if (this.config.consumer.isolationLevel === 'read_committed' && !readCommittedFixInstalled()) {
+    if (this.config.consumer.isolationLevel === 'read_committed' && !kafkajsCapabilities().readCommitted) {
       this.logger.warn(
         'kafkajs was bundled into one file, so its read_committed filter could not be corrected: ' +
           'records of aborted transactions may be read as committed. Keep kafkajs external in the bundle.',

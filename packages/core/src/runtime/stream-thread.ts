@@ -3,22 +3,15 @@
 
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { explainRefusal } from '../kafka/client.ts';
-import { type InputBatch, MainConsumer } from '../kafka/consumer.ts';
-import { fetchedOffset } from '../kafka/fetch-decoding.ts';
-import { topicPartitionKey } from '../processor/internals/records.ts';
+import { MainConsumer } from '../kafka/consumer.ts';
 import { Mutex } from './mutex.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
+import { TaskProcessing } from './task-processing.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 import { TaskWatchdog } from './task-watchdog.ts';
 
 export type { StreamThreadDeps } from './task-manager.ts';
 
-/** Records processed between flushes and heartbeats inside one fetched batch. */
-const BATCH_SLICE = 1_000;
-/** Kafka Streams' buffered.records.per.partition: fetched records a task holds per input partition. */
-const MAX_BUFFERED_PER_PARTITION = 1_000;
-/** A fetched batch yields the thread after this long, so commits and punctuation are not starved. */
-const MAX_BATCH_MS = 500;
 /** Output of async operators sent by a wake-up once this many records wait (else at the tick). */
 const ASYNC_FLUSH_RECORDS = 500;
 
@@ -35,12 +28,8 @@ export class StreamThread {
   private lastCommit = Date.now();
   private commitSoon = false;
   private readonly log: StreamThreadDeps['logger'];
-  /**
-   * Partitions paused because their task's queue is full (Kafka Streams pauses a partition past
-   * buffered.records.per.partition). Fetching on would hand over the same records again at once:
-   * a task waiting for another partition spun a core so.
-   */
-  private readonly pausedFull = new Map<string, { topic: string; partition: number }>();
+  /** Batches into tasks, slice by slice (task-processing.ts). */
+  private readonly processing: TaskProcessing;
 
   constructor(private readonly deps: StreamThreadDeps) {
     const { config, topology } = deps;
@@ -57,6 +46,15 @@ export class StreamThread {
       isClosing: () => this.closing,
       fatal: (e) => this.fatal(e),
       onAsyncProgress: (taskId) => this.wakeTask(taskId),
+    });
+    this.processing = new TaskProcessing({
+      ...deps,
+      consumer: this.consumer,
+      manager: this.manager,
+      isStopped: () => this.closing || this.failed,
+      onCommitRequested: () => {
+        this.commitSoon = true;
+      },
     });
     if (config.taskStallTimeoutMs > 0)
       this.watchdog = new TaskWatchdog({
@@ -82,7 +80,7 @@ export class StreamThread {
   async start(): Promise<void> {
     await this.manager.connect();
     await this.consumer.start(this.manager.sourceTopics(), {
-      onBatch: (batch) => this.mutex.run(() => this.processBatch(batch), 'processBatch'),
+      onBatch: (batch) => this.mutex.run(() => this.processing.processBatch(batch), 'processBatch'),
       onAssignment: (memberId, assignment, groupGeneration) => {
         void this.mutex
           .run(async () => {
@@ -181,110 +179,19 @@ export class StreamThread {
       // group rebalances: kafkajs fetches nothing then, so the partition waited for cannot bring
       // its data, and processing the others alone would close a join's windows too early.
       if (t.partitionGroup.numBuffered > 0 && !this.rebalancing) {
-        if ((await this.processTask(t, now)) === 'failed' || !(await this.flushTask(t))) continue;
+        if ((await this.processing.processTask(t, now)) === 'failed' || !(await this.processing.flushTask(t)))
+          continue;
       }
       // Output of async operators that finished since: sent now rather than at the commit.
-      else if (t.collector.size > 0 && !(await this.flushTask(t))) continue;
-      await t.task.punctuateWallClock(now);
+      else if (t.collector.size > 0 && !(await this.processing.flushTask(t))) continue;
+      await t.punctuateWallClock(now);
     }
-    this.resumeDrained();
+    this.processing.resumeDrained();
     const due = now - this.lastCommit >= this.deps.config.commitIntervalMs;
-    if (due || this.commitSoon || this.manager.runningTasks().some((t) => t.task.commitRequested)) {
+    if (due || this.commitSoon || this.manager.runningTasks().some((t) => t.commitRequested)) {
       await this.commitAll(due ? 'interval' : 'requested');
     }
   }
-
-  private async processBatch(batch: InputBatch): Promise<void> {
-    if (this.closing || this.failed) return;
-    const taskId = this.manager.taskIdFor(batch.topic, batch.partition);
-    const rt = taskId ? this.manager.tasks.get(taskId) : undefined;
-    if (rt?.state !== 'running') {
-      // Not ready (being created or restored, or fenced): leave the position where it is; the
-      // partition resumes when its task is running.
-      this.consumer.pause([{ topic: batch.topic, partition: batch.partition }]);
-      // Only task creation resumes a partition: a task that is ours but neither running nor being
-      // created (no path should leave one so, but a pause must never be left without an owner)
-      // is created now.
-      if (taskId && !rt && this.manager.missing(taskId)) this.manager.createLater([taskId], 0);
-      return;
-    }
-    // A seek is set only by this thread's own sections (which run one at a time), so a batch that
-    // is not stale when it starts stays valid until we roll back, which ends the batch.
-    if (batch.isStale()) return;
-    this.deps.recorder.polled();
-    const group = rt.partitionGroup;
-    const queue = group.queue(batch.topic, batch.partition);
-    if (queue === undefined) return;
-    if (batch.endOffset !== undefined) group.updateEndOffset(batch.topic, batch.partition, batch.endOffset);
-    const started = Date.now();
-    const messages = batch.messages;
-    let i = 0;
-    // Buffer a slice, process what the task is ready for, repeat: a task with one input partition
-    // goes through the batch as before; one with several stops when this partition's queue is full
-    // while it waits for another: the partition is paused, and the rest of the batch is fetched
-    // again once the queue has room.
-    while (i < messages.length && rt.state === 'running') {
-      let resolved = -1;
-      for (; i < messages.length && queue.size < MAX_BUFFERED_PER_PARTITION; i++) {
-        const m = messages[i]!;
-        const offset = fetchedOffset(m);
-        // kafkajs restarts from the group's committed offset after a rejoin; records before the
-        // task's fetch position are queued or already in its (possibly uncommitted) state.
-        if (offset >= queue.fetchPosition) group.addFetched(queue, m, offset);
-        resolved = offset;
-      }
-      // Once per slice: kafkajs' resolveOffset does Long arithmetic on strings (3% of a word
-      // count's CPU when called per record), and the position only needs the slice's last offset.
-      if (resolved >= 0) batch.resolveOffset(resolved);
-      const outcome = await this.processTask(rt, started, () => batch.heartbeat());
-      if (outcome === 'failed') return;
-      if (outcome === 'yield' || queue.size >= MAX_BUFFERED_PER_PARTITION) break;
-    }
-    if (queue.size >= MAX_BUFFERED_PER_PARTITION && rt.state === 'running') {
-      const tp = { topic: batch.topic, partition: batch.partition };
-      this.pausedFull.set(topicPartitionKey(tp.topic, tp.partition), tp);
-      this.consumer.pause([tp]);
-    }
-    const last = messages.at(-1);
-    // Markers after the last record (the commit of the transaction that wrote it) belong to what
-    // the task has consumed once it processed that record; else its committed offset stays short
-    // of the log end.
-    if (last && i === messages.length && rt.state === 'running') {
-      const after = Number(last.offset) + 1;
-      if (rt.skipControlRecords(batch.topic, batch.partition, after, batch.lastOffset))
-        batch.resolveOffset(batch.lastOffset);
-    }
-    if (!(await this.flushTask(rt))) return;
-    if (rt.task.commitRequested) this.commitSoon = true;
-  }
-
-  /**
-   * Processes the task's buffered records in timestamp order while it is ready; 'yield' when its
-   * turn is up, 'failed' when it was rolled back.
-   */
-  private async processTask(
-    rt: TaskRuntime,
-    started: number,
-    heartbeat?: () => Promise<void>,
-  ): Promise<'idle' | 'yield' | 'failed'> {
-    const from = Date.now();
-    const counter = { processed: 0 };
-    const enforcedBefore = rt.partitionGroup.enforcedProcessingTotal;
-    try {
-      return await this.processRecords(rt, started, counter, heartbeat);
-    } finally {
-      // Recorded once per turn, not per record, so that metrics stay off the hot path.
-      if (counter.processed > 0) {
-        this.deps.recorder.processed(rt.id, counter.processed, Date.now() - from);
-        const enforced = rt.partitionGroup.enforcedProcessingTotal - enforcedBefore;
-        this.deps.metrics.enforcedProcessing += enforced;
-        this.deps.recorder.enforcedProcessing(rt.id, enforced);
-        rt.sourceNodes?.report();
-        this.resumeDrained();
-      }
-    }
-  }
-
   /** Tasks with a wake-up queued (one section per task, however many records finished). */
   private readonly waking = new Set<string>();
 
@@ -301,74 +208,14 @@ export class StreamThread {
         const rt = this.manager.tasks.get(taskId);
         if (rt?.state !== 'running' || this.closing || this.failed) return;
         if (rt.partitionGroup.numBuffered > 0 && !this.rebalancing) {
-          if ((await this.processTask(rt, Date.now())) === 'failed') return;
+          if ((await this.processing.processTask(rt, Date.now())) === 'failed') return;
         }
         // Not a send per finished record (each awaits the broker, in the thread's section): the
         // output goes when it is a batch, when the task has nothing left in flight, or at the tick.
-        if (rt.collector.size >= ASYNC_FLUSH_RECORDS || !rt.task.hasInFlight()) await this.flushTask(rt);
-        this.resumeDrained();
+        if (rt.collector.size >= ASYNC_FLUSH_RECORDS || !rt.task.hasInFlight())
+          await this.processing.flushTask(rt);
+        this.processing.resumeDrained();
       }, 'async progress')
       .catch((e) => this.fatal(e));
-  }
-
-  /** Resumes the partitions paused for a full queue whose queue has room again. */
-  private resumeDrained(): void {
-    if (this.pausedFull.size === 0) return;
-    const resume: Array<{ topic: string; partition: number }> = [];
-    for (const [key, tp] of this.pausedFull) {
-      const rt = this.manager.tasks.get(this.manager.taskIdFor(tp.topic, tp.partition) ?? '');
-      if (rt?.state !== 'running') {
-        // Closed or being created again: the task manager pauses its partitions and resumes them
-        // when the task runs.
-        this.pausedFull.delete(key);
-        continue;
-      }
-      const queue = rt.partitionGroup.queue(tp.topic, tp.partition);
-      if (queue === undefined || queue.size < MAX_BUFFERED_PER_PARTITION) {
-        this.pausedFull.delete(key);
-        resume.push(tp);
-      }
-    }
-    this.consumer.resume(resume);
-  }
-
-  private async processRecords(
-    rt: TaskRuntime,
-    started: number,
-    counter: { processed: number },
-    heartbeat?: () => Promise<void>,
-  ): Promise<'idle' | 'yield' | 'failed'> {
-    while (rt.state === 'running') {
-      const next = rt.nextRecord(Date.now());
-      if (next === undefined) return 'idle';
-      const { record } = next;
-      try {
-        const r = rt.task.process(record);
-        if (r) await r;
-      } catch (error) {
-        await this.manager.onTaskError(rt, error, 'processing', record);
-        return 'failed';
-      }
-      rt.recordProcessed(next.queue);
-      this.deps.metrics.processedRecords++;
-      if (++counter.processed % BATCH_SLICE === 0) {
-        // Bounded work per turn: output goes out in moderate requests, the group sees
-        // heartbeats, and commits and punctuators get their turn.
-        if (!(await this.flushTask(rt))) return 'failed';
-        await heartbeat?.();
-        if (Date.now() - started >= MAX_BATCH_MS) return 'yield';
-      }
-    }
-    return 'failed';
-  }
-
-  private async flushTask(rt: TaskRuntime): Promise<boolean> {
-    try {
-      await rt.flush();
-      return true;
-    } catch (error) {
-      await this.manager.onTaskError(rt, error, 'producer');
-      return false;
-    }
   }
 }

@@ -1,6 +1,6 @@
 // Kafka Streams' TaskManager: follows the group's assignment by creating (fence, restore, seek,
-// resume), recreating and closing tasks, commits the due tasks (a transaction per task under
-// exactly_once, one offset commit under at_least_once), and rolls a failed task back.
+// resume), recreating and closing tasks, commits the due tasks and rolls a failed task back, the
+// how of both left to the processing guarantee's object (processing-guarantee.ts).
 import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
@@ -15,20 +15,20 @@ import {
   isRefusedRecordsError,
   isRetriableError,
 } from '../kafka/error-kinds.ts';
-import { produceEncodingInstalled } from '../kafka/produce-encoding.ts';
-import { SharedProducer, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
 import type { Topology } from '../processor/topology.ts';
 import { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { processingGuaranteeFor } from './guarantee-factory.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
+import type { GuaranteeDeps, ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
-import { TaskCommits } from './task-commits.ts';
+import type { ActiveTask } from './task.ts';
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
-import { ThreadTransaction } from './thread-transaction.ts';
 
 export interface StreamThreadDeps {
   config: ResolvedConfig;
@@ -48,8 +48,22 @@ export interface StreamThreadDeps {
   onFatal(error: Error): void;
 }
 
-export interface TaskManagerDeps extends StreamThreadDeps {
-  consumer: MainConsumer;
+/** How the task manager makes its tasks: the active task of task-runtime.ts, or a test's fake. */
+export interface TaskFactory<T extends ActiveTask> {
+  create(id: string, deps: TaskRuntimeDeps): T;
+  /** Brings the new tasks' stores up to date from their changelogs. */
+  restore(tasks: T[]): Promise<void>;
+}
+
+/** The consumer as the task manager uses it (kafka/consumer.ts' MainConsumer). */
+export type TaskManagerConsumer = Pick<MainConsumer, 'pause' | 'resume' | 'seek' | 'commitOffsets'>;
+
+export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends StreamThreadDeps {
+  consumer: TaskManagerConsumer;
+  /** Default: TaskRuntime, restored by restore.ts. */
+  taskFactory?: TaskFactory<T>;
+  /** Default: the config's, with real producers (guarantee-factory.ts). */
+  guarantee?: (deps: GuaranteeDeps) => ProcessingGuarantee;
   /** The stream thread's: every change to the tasks runs as one of its sections. */
   mutex: Mutex;
   isClosing(): boolean;
@@ -73,17 +87,15 @@ const TASK_TIMEOUT_MS = 300_000;
 /** Pauses between tries of task creation. */
 const TASK_CREATION_BACKOFF_MS = [500, 1_000, 2_000, 5_000];
 
-export class TaskManager {
-  readonly tasks = new Map<string, TaskRuntime>();
+export class TaskManager<T extends ActiveTask = TaskRuntime> {
+  readonly tasks = new Map<string, T>();
   readonly creating = new Set<string>();
   /** Tasks whose creation is scheduled (after a backoff, or a pause after being fenced). */
   private readonly later = new Set<string>();
   /** Since when each task's sends or commits have been failing on the way, until it commits. */
   private readonly failingSince = new Map<string, number>();
-  private readonly sharedProducer?: SharedProducer;
-  /** exactly_once_v2: the thread's one transaction for all its tasks. */
-  private readonly threadTransaction?: ThreadTransaction;
-  private readonly commits: TaskCommits;
+  /** at_least_once, exactly_once or exactly_once_v2: producers, commits, rollbacks. */
+  readonly guarantee: ProcessingGuarantee;
   private readonly topicToSubtopology = new Map<string, number>();
   assigned = new Set<string>();
   private memberId?: string;
@@ -93,28 +105,32 @@ export class TaskManager {
   private readonly threadCache: ThreadCache;
 
   private readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
+  private readonly taskFactory: TaskFactory<T>;
 
-  constructor(private readonly deps: TaskManagerDeps) {
+  constructor(private readonly deps: TaskManagerDeps<T>) {
     const { config, topology } = deps;
     this.log = deps.logger;
     this.uncommittedBytes = new UncommittedBytesBudget(config.maxUncommittedBytes);
     this.threadCache = new ThreadCache(config.statestoreCacheMaxBytes);
+    this.taskFactory =
+      deps.taskFactory ??
+      ({
+        create: (id, taskDeps) => new TaskRuntime(id, taskDeps),
+        restore: (tasks) => restoreTasks(deps, tasks as unknown as TaskRuntime[]),
+      } as TaskFactory<ActiveTask> as TaskFactory<T>);
     this.offsetResetPolicy = offsetResetPolicies(topology, config.applicationId, config.autoOffsetReset);
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
     }
-    if (config.exactlyOnceV2)
-      this.threadTransaction = new ThreadTransaction(deps.kafka, config, {
-        ...deps,
-        seek: (tp) => deps.consumer.seek(tp),
-      });
-    else if (!config.exactlyOnce) this.sharedProducer = new SharedProducer(deps.kafka, config.producer);
-    this.commits = new TaskCommits({
+    const guaranteeDeps: GuaranteeDeps = {
       ...deps,
-      threadTransaction: this.threadTransaction,
       failingSince: this.failingSince,
-      onTaskError: (rt, error) => this.onTaskError(rt, error, 'producer'),
-    });
+      onCommitError: (rt, error) => this.onTaskError(rt as T, error, 'producer'),
+      recreate: (rt, delayMs) => this.recreate(rt as T, delayMs),
+    };
+    this.guarantee = deps.guarantee
+      ? deps.guarantee(guaranteeDeps)
+      : processingGuaranteeFor(config, deps.kafka, guaranteeDeps);
   }
 
   /** The task that owns an input partition, whether or not it runs here. */
@@ -128,23 +144,19 @@ export class TaskManager {
   }
 
   /** The tasks this thread runs now, with their stores (for interactive queries). */
-  runningTasks(): TaskRuntime[] {
+  runningTasks(): T[] {
     return [...this.tasks.values()].filter((t) => t.state === 'running');
   }
 
   async connect(): Promise<void> {
-    await this.sharedProducer?.connect();
-    await this.threadTransaction?.producer.initialize();
+    await this.guarantee.connect();
   }
 
-  /** Closes every task (dirty: without committing) and the shared producer. */
+  /** Closes every task (dirty: without committing) and the guarantee's producers. */
   async closeAll({ dirty }: { dirty: boolean }): Promise<void> {
     for (const t of this.tasks.values()) await t.close({ dirty });
     this.tasks.clear();
-    await this.sharedProducer?.close();
-    // A clean close committed just before; what is left open was never committed.
-    await this.threadTransaction?.producer.abort().catch(() => {});
-    await this.threadTransaction?.producer.close();
+    await this.guarantee.close();
   }
 
   /**
@@ -153,15 +165,13 @@ export class TaskManager {
    * failed.
    */
   async onTaskError(
-    rt: TaskRuntime,
+    rt: T,
     error: unknown,
     where: 'processing' | 'producer',
     record?: { topic: string; partition: number; offset: number },
   ) {
     const denied = toAuthorizationError(error, this.deps.config, {
-      transactionalId:
-        this.threadTransaction?.producer.transactionalId ??
-        (this.deps.config.exactlyOnce ? `${this.deps.config.applicationId}-${rt.id}` : undefined),
+      transactionalId: this.guarantee.transactionalIdFor(rt.id),
       topicOperation: where === 'producer' ? 'Write' : 'Read',
     });
     if (denied) {
@@ -181,34 +191,20 @@ export class TaskManager {
     // the broker's (OUT_OF_ORDER_SEQUENCE_NUMBER on every later send, seen after a broker
     // restart); a commit that failed half-way leaves kafkajs' transaction state machine stuck
     // ("Cannot call beginTransaction in state COMMITTING", seen when the group coordinator moved
-    // during a broker restart). Only a new producer gets out of it: under exactly_once the task is
-    // rebuilt with one, from what Kafka holds; under at_least_once the shared producer is replaced
-    // (the other tasks' sent records are acknowledged, their unsent ones go out through the new
-    // producer). Records the broker refuses (too large) are rolled back in place and counted.
-    // Under exactly_once_v2 every task's records since the last commit are in the one transaction,
-    // so all tasks roll back; the producer is replaced unless the group had only moved on.
+    // during a broker restart). Only a new producer gets out of it; how, the guarantee knows.
+    // Records the broker refuses (too large) are rolled back in place and counted.
     const producerBroken = where === 'producer' && !isRefusedRecordsError(error);
-    if (this.threadTransaction) {
-      await this.threadTransaction.rollBack(
-        this.runningTasks(),
-        producerBroken && !isGroupGenerationError(error),
-      );
-    } else {
-      if (producerBroken && this.sharedProducer) {
-        this.log.warn(
-          { taskId: rt.id },
-          'replacing the shared producer, whose state is unknown after the failure',
-        );
-        await this.sharedProducer.reset();
-      }
-      await this.rollback(rt, fenced, producerBroken && this.deps.config.exactlyOnce);
-    }
+    await this.guarantee.rollBack(
+      rt,
+      { fenced, producerBroken, groupMoved: isGroupGenerationError(error) },
+      this.runningTasks(),
+    );
     // The same record would fail again: as in Kafka Streams, no retry.
     if (error instanceof DeserializationError || error instanceof TimestampExtractorError) {
       this.deps.fatal(error);
       return;
     }
-    if (fenced && !this.threadTransaction) return;
+    if (fenced && this.guarantee.fencingRecreatesTask) return;
     if (producerBroken) {
       const since = this.failingSince.get(rt.id) ?? Date.now();
       this.failingSince.set(rt.id, since);
@@ -231,10 +227,8 @@ export class TaskManager {
   }
 
   /** Closes the task without committing and creates it again from what Kafka holds, if still ours. */
-  async recreate(rt: TaskRuntime, delayMs: number): Promise<void> {
-    // exactly_once_v2: the task's records since the last commit are in the thread's transaction.
-    if (this.threadTransaction && rt.state === 'running')
-      await this.threadTransaction.rollBack(this.runningTasks(), false);
+  async recreate(rt: T, delayMs: number): Promise<void> {
+    await this.guarantee.beforeRecreate(rt, this.runningTasks());
     await rt.close({ dirty: true });
     this.tasks.delete(rt.id);
     this.deps.consumer.pause(rt.inputPartitions);
@@ -242,33 +236,37 @@ export class TaskManager {
     this.createLater([rt.id], delayMs);
   }
 
-  private async rollback(rt: TaskRuntime, fenced: boolean, rebuild: boolean): Promise<void> {
-    this.deps.metrics.rollbacks++;
-    this.deps.recorder.rolledBack(rt.id);
-    if (this.deps.config.exactlyOnce) this.deps.recorder.transactionAborted();
-    const ok = await rt.rollback();
-    if (fenced || !ok || rebuild) {
-      // The task's producer is dead (fenced: another instance owns the task now) or in an
-      // unknown state. Close it without committing and let a new task start from what Kafka
-      // holds; the group's next assignment decides whether it comes back.
-      if (fenced) this.deps.metrics.fencedTasks++;
-      // If it is still ours by the last assignment we saw: when another instance fenced us from
-      // a stale view of the group, it learns so at its next heartbeat; try again after a pause
-      // rather than wait for a rebalance that may never come.
-      await this.recreate(rt, fenced ? 2_000 : 0);
-      return;
+  /**
+   * Commits once the tasks' async operators have settled (the hook of every commit): offsets are
+   * read only when every record taken has its output buffered, so the transaction (or the
+   * acknowledged sends) holds exactly the output of the records whose offsets it commits. A task
+   * whose async work failed is rolled back instead; under exactly_once_v2 that rolled back every
+   * task of the thread, so nothing is committed.
+   */
+  private async commitSettled(tasks: T[]): Promise<void> {
+    const ready: T[] = [];
+    for (const rt of tasks) {
+      try {
+        await rt.awaitInFlight();
+        ready.push(rt);
+      } catch (error) {
+        // What an async operator's handler answered 'fail' to: a processing failure.
+        await this.onTaskError(rt, error, 'processing');
+      }
     }
-    for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
+    if (ready.length === 0 || (this.guarantee.name === 'exactly_once_v2' && ready.length < tasks.length))
+      return;
+    await this.guarantee.commit(ready);
   }
 
   async commitAll(reason: string): Promise<void> {
-    const due = this.runningTasks().filter((t) => t.task.commitNeeded || t.task.commitRequested);
+    const due = this.runningTasks().filter((t) => t.commitNeeded || t.commitRequested);
     if (due.length === 0) return;
     const started = Date.now();
-    await this.commits.commit(due);
+    await this.commitSettled(due);
     const ms = Date.now() - started;
     this.deps.recorder.committed(
-      due.filter((t) => !t.task.commitNeeded).map((t) => t.id),
+      due.filter((t) => !t.commitNeeded).map((t) => t.id),
       ms,
     );
     this.log.debug({ reason, tasks: due.map((t) => t.id), ms }, 'committed');
@@ -281,7 +279,7 @@ export class TaskManager {
   ): Promise<void> {
     if (this.deps.isClosing()) return;
     this.generation++;
-    this.threadTransaction?.joined(memberId, groupGeneration);
+    this.guarantee.joined(memberId, groupGeneration);
     const assigned = new Set<string>();
     for (const [topic, partitions] of Object.entries(assignment)) {
       for (const p of partitions) {
@@ -294,11 +292,8 @@ export class TaskManager {
     this.assigned = assigned;
     this.log.info({ memberId, tasks: [...assigned].sort(), lostAll }, 'assignment received');
     const revoking = [...this.tasks.values()].some((t) => !assigned.has(t.id) && t.state === 'running');
-    // exactly_once_v2: the new owners of revoked tasks may have read their offsets already (kafkajs
-    // tells of a revocation only after the rebalance), so their work since the commit at the
-    // rebalance's start is dropped; it shares the transaction with the kept tasks' work.
-    if (this.threadTransaction && (lostAll || revoking))
-      await this.threadTransaction.rollBack(this.runningTasks(), false);
+    // exactly_once_v2 drops the work of all tasks here (exactly-once-v2.ts' revoking).
+    const commitRevoked = lostAll || revoking ? await this.guarantee.revoking(this.runningTasks()) : true;
     if (lostAll) {
       // We were dropped from the group (e.g. paused past the session timeout): others may have
       // run our tasks since, so their local uncommitted state is stale.
@@ -308,8 +303,7 @@ export class TaskManager {
     const revoked = [...this.tasks.values()].filter((t) => !assigned.has(t.id));
     if (revoked.length > 0) {
       const committable = revoked.filter((t) => t.state === 'running');
-      // exactly_once_v2 rolled them back above.
-      if (!this.threadTransaction && committable.length > 0) await this.commits.commit(committable);
+      if (commitRevoked && committable.length > 0) await this.commitSettled(committable);
       for (const rt of revoked) {
         await rt.close({ dirty: false });
         this.tasks.delete(rt.id);
@@ -330,7 +324,7 @@ export class TaskManager {
     if (ids.length === 0) return;
     const generation = this.generation;
     for (const id of ids) this.creating.add(id);
-    const runtimes = ids.map((id) => new TaskRuntime(id, this.taskDeps()));
+    const runtimes = ids.map((id) => this.taskFactory.create(id, this.taskDeps()));
     for (const rt of runtimes) this.deps.consumer.pause(rt.inputPartitions);
     void (async () => {
       try {
@@ -340,8 +334,8 @@ export class TaskManager {
         const initialized = await Promise.allSettled(runtimes.map((rt) => rt.initialize()));
         const failure = initialized.find((r) => r.status === 'rejected');
         if (failure) throw failure.reason;
-        await restoreTasks(this.deps, runtimes);
-        for (const rt of runtimes) await rt.task.initializeTopology();
+        await this.taskFactory.restore(runtimes);
+        for (const rt of runtimes) await rt.initializeTopology();
         await this.deps.mutex.run(async () => {
           for (const rt of runtimes) {
             this.creating.delete(rt.id);
@@ -403,7 +397,7 @@ export class TaskManager {
   }
 
   private taskDeps(): TaskRuntimeDeps {
-    const { config, kafka, admin, topology, metrics, recorder } = this.deps;
+    const { config, admin, topology, metrics, recorder } = this.deps;
     return {
       config,
       topology,
@@ -417,12 +411,10 @@ export class TaskManager {
       offsetResetPolicy: this.offsetResetPolicy,
       onAsyncProgress: this.deps.onAsyncProgress,
       // Encoded at the sink only where core's produce request will write the batches.
-      partitionCountOf: produceEncodingInstalled() ? (topic) => admin.partitionCountOf(topic) : undefined,
-      producerFor: (taskId: string): TaskProducer =>
-        this.threadTransaction?.producer.forTask() ??
-        (config.exactlyOnce
-          ? new TransactionalTaskProducer(kafka, `${config.applicationId}-${taskId}`, config.producer)
-          : this.sharedProducer!),
+      partitionCountOf: kafkajsCapabilities().encodedProduce
+        ? (topic) => admin.partitionCountOf(topic)
+        : undefined,
+      producerFor: (taskId) => this.guarantee.producerFor(taskId),
     };
   }
 }

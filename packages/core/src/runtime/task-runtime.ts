@@ -11,7 +11,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import { type StreamsAdmin, type TopicPartitionOffset, UNSTABLE_OFFSETS_WAIT_MS } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { fetchedMessageReader } from '../kafka/consumer.ts';
-import { fetchLagInstalled } from '../kafka/fetch-lag.ts';
+import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
@@ -31,6 +31,7 @@ import type { StreamsMetrics } from './metrics.ts';
 import { resetOffsets } from './offset-reset.ts';
 import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
 import { lockTaskDirectory, unlockTaskDirectory } from './state-directory.ts';
+import type { ActiveTask, TaskState } from './task.ts';
 
 export interface TaskRuntimeDeps {
   config: ResolvedConfig;
@@ -57,12 +58,13 @@ function taskDirectory(config: ResolvedConfig, taskId: string): string {
   return join(config.stateDir, config.applicationId, taskId);
 }
 
-export class TaskRuntime {
+export class TaskRuntime implements ActiveTask {
+  readonly kind = 'active';
   readonly task: StreamTask;
   readonly producer: TaskProducer;
   readonly collector: BufferingRecordCollector;
   readonly inputPartitions: Array<{ topic: string; partition: number }>;
-  state: 'created' | 'running' | 'closed' = 'created';
+  state: TaskState = 'created';
   checkpoint: CheckpointEntry[] = [];
   consecutiveFailures = 0;
   /** Fetched, not yet processed input, taken in timestamp order across the task's partitions. */
@@ -125,7 +127,7 @@ export class TaskRuntime {
       maxTaskIdleMs: config.maxTaskIdleMs,
       // Fetches tell every input partition's lag (kafka/fetch-lag.ts): wait as long as it is
       // above 0. Without that hook a batch tells it only with records, so the wait is bounded.
-      maxFetchWaitMs: fetchLagInstalled()
+      maxFetchWaitMs: kafkajsCapabilities().fetchLag
         ? undefined
         : maxFetchWaitMs(config.maxTaskIdleMs, config.consumer.maxWaitTimeMs),
       reader: fetchedMessageReader,
@@ -211,6 +213,38 @@ export class TaskRuntime {
       { taskId: this.id, startOffsets: Object.fromEntries(this.committed), checkpoint: this.checkpoint },
       'task initialized',
     );
+  }
+
+  get commitNeeded(): boolean {
+    return this.task.commitNeeded;
+  }
+
+  get commitRequested(): boolean {
+    return this.task.commitRequested;
+  }
+
+  initializeTopology(): Promise<void> {
+    return this.task.initializeTopology();
+  }
+
+  process(record: InputRecord): void | Promise<void> {
+    return this.task.process(record);
+  }
+
+  punctuateWallClock(nowMs: number): void | Promise<void> {
+    return this.task.punctuateWallClock(nowMs);
+  }
+
+  consumedOffsets(): TopicPartitionOffset[] {
+    return this.task.consumedOffsets();
+  }
+
+  clearOutput(): void {
+    this.collector.clear();
+  }
+
+  awaitInFlight(): Promise<void> {
+    return this.task.awaitInFlight();
   }
 
   /** Takes the offsets of this task's input partitions that have none yet. */

@@ -9,13 +9,11 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { TopicPartitionOffset } from '../kafka/admin.ts';
 import type { Kafka } from '../kafka/client.ts';
-import { groupGenerationTracked } from '../kafka/group-generation.ts';
-import { stableOffsetFetchInstalled } from '../kafka/stable-offset-fetch.ts';
+import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import { TransactionalThreadProducer } from '../kafka/thread-producer.ts';
-import { txnOffsetCommitV3Installed } from '../kafka/txn-offset-commit.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamsMetrics } from './metrics.ts';
-import type { TaskRuntime } from './task-runtime.ts';
+import type { ActiveTask } from './task.ts';
 
 export interface ThreadTransactionDeps {
   metrics: StreamsMetrics;
@@ -25,17 +23,26 @@ export interface ThreadTransactionDeps {
   seek(tp: TopicPartitionOffset): void;
 }
 
+/** kafka/thread-producer.ts' TransactionalThreadProducer as the thread's transaction uses it. */
+export type ThreadProducer = Pick<
+  TransactionalThreadProducer,
+  'transactionalId' | 'initialize' | 'commit' | 'abort' | 'reset' | 'close' | 'forTask'
+>;
+
+/** The group generation a commit is made in (KIP-447), once the thread has joined. */
+export type GenerationOf = () =>
+  | { memberId: string; generationId: number; groupInstanceId: null }
+  | undefined;
+
 export class ThreadTransaction {
-  readonly producer: TransactionalThreadProducer;
+  readonly producer: ThreadProducer;
   private memberId?: string;
   private generationId?: number;
 
-  constructor(
-    kafka: Kafka,
-    config: ResolvedConfig,
-    private readonly deps: ThreadTransactionDeps,
-  ) {
-    if (!groupGenerationTracked() || !txnOffsetCommitV3Installed() || !stableOffsetFetchInstalled())
+  /** The thread's transaction with its real producer. */
+  static create(kafka: Kafka, config: ResolvedConfig, deps: ThreadTransactionDeps): ThreadTransaction {
+    const kafkajs = kafkajsCapabilities();
+    if (!kafkajs.groupGeneration || !kafkajs.txnOffsetCommitV3 || !kafkajs.stableOffsetFetch)
       throw new Error(
         "processingGuarantee 'exactly_once_v2' needs the KIP-447 requests @kstreams/core adds to kafkajs, and it " +
           "cannot reach kafkajs' files (bundled into one file?). Keep kafkajs an external module of the bundle, " +
@@ -43,14 +50,26 @@ export class ThreadTransaction {
       );
     // Kafka Streams' <application.id>-<process id>-<thread>: a new id per start, since fencing comes
     // from the group generation, not from the transactional id.
-    this.producer = new TransactionalThreadProducer(
-      kafka,
-      `${config.applicationId}-${randomUUID()}-1`,
-      config.producer,
-      () =>
-        this.memberId === undefined || this.generationId === undefined
-          ? undefined
-          : { memberId: this.memberId, generationId: this.generationId, groupInstanceId: null },
+    return new ThreadTransaction(
+      deps,
+      (generation) =>
+        new TransactionalThreadProducer(
+          kafka,
+          `${config.applicationId}-${randomUUID()}-1`,
+          config.producer,
+          generation,
+        ),
+    );
+  }
+
+  constructor(
+    private readonly deps: ThreadTransactionDeps,
+    newProducer: (generation: GenerationOf) => ThreadProducer,
+  ) {
+    this.producer = newProducer(() =>
+      this.memberId === undefined || this.generationId === undefined
+        ? undefined
+        : { memberId: this.memberId, generationId: this.generationId, groupInstanceId: null },
     );
   }
 
@@ -65,9 +84,9 @@ export class ThreadTransaction {
    * the last commit in one transaction; then the tasks' stores apply their buffers. Throws when
    * the transaction did not commit: then every task must roll back (`rollBack`).
    */
-  async commit(due: TaskRuntime[], groupId: string): Promise<void> {
+  async commit(due: ActiveTask[], groupId: string): Promise<void> {
     const started = performance.now();
-    const offsets = due.map((rt) => rt.task.consumedOffsets());
+    const offsets = due.map((rt) => rt.consumedOffsets());
     // At once, so that the tasks' records share the producer's requests.
     const ends = await Promise.all(due.map((rt) => rt.sendForCommit()));
     // The offsets carry the group generation that fences a zombie (KIP-447): a transaction with
@@ -85,12 +104,12 @@ export class ThreadTransaction {
    * back to the tasks' last committed offsets. `resetProducer`: the producer's state is unknown
    * after the failure (and so it is when the abort fails): a new one takes its place.
    */
-  async rollBack(tasks: TaskRuntime[], resetProducer: boolean): Promise<void> {
+  async rollBack(tasks: ActiveTask[], resetProducer: boolean): Promise<void> {
     const { metrics, recorder, logger, seek } = this.deps;
     metrics.rollbacks += tasks.length;
     for (const rt of tasks) recorder.rolledBack(rt.id);
     recorder.transactionAborted();
-    for (const rt of tasks) rt.collector.clear();
+    for (const rt of tasks) rt.clearOutput();
     let aborted = true;
     try {
       await this.producer.abort();

@@ -1,5 +1,6 @@
 // The layering rules of docs/architecture.md, checked on every unit run: no import cycle between
-// folders of core/src, and kafkajs only from core/src/kafka/. Imports are read with the TypeScript
+// folders of core/src, kafkajs only from core/src/kafka/, and kafkajs' own files (`kafkajs/src/...`)
+// only from the patches that kafka/kafkajs-patches.ts installs. Imports are read with the TypeScript
 // compiler's own pre-processor, so type-only imports count as well.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -102,6 +103,32 @@ function fileGraph(): Map<string, Set<string>> {
   return graph;
 }
 
+/**
+ * The kafkajs files a source names (`kafkajs/...`, however it loads them: import, require, a
+ * resolve of the path); the package itself ('kafkajs') is not one.
+ */
+export function deepKafkajsPaths(text: string): string[] {
+  return [...text.matchAll(/['"`](kafkajs\/[^'"`]*)['"`]/g)].map((m) => m[1]!);
+}
+
+/** kafka/kafkajs-patches.ts, the patches it imports, and the two helpers the patches share. */
+function kafkajsPatchModule(): Set<string> {
+  const installer = join(SRC, 'kafka', 'kafkajs-patches.ts');
+  const patches = importsOf(installer)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) =>
+      relative(SRC, resolve(dirname(installer), spec))
+        .split('\\')
+        .join('/'),
+    );
+  return new Set([
+    'kafka/kafkajs-patches.ts',
+    'kafka/kafkajs-modules.ts',
+    'kafka/kafkajs-protocol.ts',
+    ...patches,
+  ]);
+}
+
 describe('core/src imports', () => {
   it('form no cycle between folders', () => {
     expect(cycles(folderGraph())).toEqual([]);
@@ -128,5 +155,29 @@ describe('core/src imports', () => {
       .map((file) => relative(SRC, file))
       .filter((path) => !path.startsWith('kafka/'));
     expect(offenders).toEqual([]);
+  });
+
+  it("reach into kafkajs' files only in the patch module (kafka/kafkajs-patches.ts and its patches)", () => {
+    const allowed = kafkajsPatchModule();
+    expect(allowed.has('kafka/fetch-decoding.ts')).toBe(true);
+    const offenders = sourceFiles(SRC)
+      .map((file) => relative(SRC, file).split('\\').join('/'))
+      .filter((path) => !allowed.has(path))
+      .filter((path) => deepKafkajsPaths(readFileSync(join(SRC, path), 'utf8')).length > 0);
+    expect(offenders).toEqual([]);
+  });
+
+  it('finds a deep kafkajs path however it is named, and not the package itself', () => {
+    const text = [
+      "import x from 'kafkajs/src/index.js';",
+      'const y = require("kafkajs/src/protocol/encoder.js");',
+      'resolveKafkajsModule(`kafkajs/src/consumer/consumerGroup.js`);',
+      "import { Kafka } from 'kafkajs';",
+    ].join('\n');
+    expect(deepKafkajsPaths(text)).toEqual([
+      'kafkajs/src/index.js',
+      'kafkajs/src/protocol/encoder.js',
+      'kafkajs/src/consumer/consumerGroup.js',
+    ]);
   });
 });

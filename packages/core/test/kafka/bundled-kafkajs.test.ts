@@ -9,6 +9,18 @@ describe('a bundled app', () => {
   it("loads kafkajs after core's replacements are installed", async () => {
     const script = await bundleEntry(join(import.meta.dirname, 'fixtures', 'kafkajs-patches.ts'));
     const out = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8' }).trim());
-    expect(out).toEqual({ core: 'function', grouping: true, encoding: true, decoding: true });
+    expect(out).toEqual({
+      core: 'function',
+      capabilities: {
+        fetchDecoding: true,
+        encodedProduce: true,
+        groupGeneration: true,
+        stableOffsetFetch: true,
+        txnOffsetCommitV3: true,
+        linearGrouping: true,
+        fetchLag: true,
+        readCommitted: true,
+      },
+    });
   });
 });

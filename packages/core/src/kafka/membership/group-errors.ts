@@ -1,11 +1,7 @@
 // What the group coordinator's error codes mean for a member, and the errors a member raises. The
 // errors carry kafkajs' `type` names (error-kinds.ts looks for them through cause chains), and the
 // fatal ones say what to change.
-import { requireFromCore as require } from '../kafkajs-modules.ts';
-
-const { errorCodes } = require('kafkajs/src/protocol/error.js') as {
-  errorCodes: Array<{ type: string; code: number; retriable: boolean; message: string }>;
-};
+import { errorCodes } from '../kafkajs-protocol.ts';
 
 /** kafkajs' name of an error code (e.g. 27 -> REBALANCE_IN_PROGRESS). */
 export function errorType(code: number): string {

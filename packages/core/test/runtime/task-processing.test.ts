@@ -1,0 +1,121 @@
+// The stream thread's batching with a fake consumer and fake tasks: slices of a fetched batch,
+// the flushes and heartbeats between them, the pause of a partition whose queue is full while its
+// task waits for another partition (issue 34), and what a task that is not running gets.
+import { describe, expect, it } from 'vitest';
+import { StreamsMetricsRecorder } from '../../src/metrics/streams-metrics-recorder.ts';
+import { newMetrics } from '../../src/runtime/metrics.ts';
+import {
+  BATCH_SLICE,
+  MAX_BUFFERED_PER_PARTITION,
+  type ProcessingTask,
+  TaskProcessing,
+} from '../../src/runtime/task-processing.ts';
+import { FakeConsumer } from './fakes/fake-consumer.ts';
+import { FakeProcessingTask, fakeBatch } from './fakes/fake-processing-task.ts';
+
+function setup(tasks: FakeProcessingTask[]) {
+  const consumer = new FakeConsumer();
+  const errors: Array<{ taskId: string; where: string; offset: number | undefined }> = [];
+  const createdLater: string[][] = [];
+  const byId = new Map<string, ProcessingTask>(tasks.map((t) => [t.id, t]));
+  let commitRequests = 0;
+  const processing = new TaskProcessing({
+    consumer,
+    metrics: newMetrics(),
+    recorder: new StreamsMetricsRecorder('info'),
+    isStopped: () => false,
+    onCommitRequested: () => commitRequests++,
+    manager: {
+      tasks: byId,
+      taskIdFor: (_topic, partition) => `0_${partition}`,
+      missing: (id) => !byId.has(id),
+      createLater: (ids) => {
+        createdLater.push(ids);
+      },
+      onTaskError: async (rt, _error, where, record) => {
+        errors.push({ taskId: rt.id, where, offset: record?.offset });
+      },
+    },
+  });
+  return { consumer, errors, createdLater, processing, commitRequests: () => commitRequests };
+}
+
+const running = (t: FakeProcessingTask) => {
+  t.state = 'running';
+  return t;
+};
+
+describe('TaskProcessing', () => {
+  it('processes a batch slice by slice: a flush and a heartbeat per slice, the position resolved once per slice', async () => {
+    const task = running(new FakeProcessingTask('0_0', [{ topic: 'in', partition: 0 }]));
+    const { processing, consumer } = setup([task]);
+    const batch = fakeBatch('in', 0, 0, 2_500);
+    await processing.processBatch(batch);
+    expect(task.processed.map((r) => r.offset)).toEqual(Array.from({ length: 2_500 }, (_, i) => i));
+    expect(BATCH_SLICE).toBe(1_000);
+    expect(batch.resolved).toEqual([999, 1_999, 2_499]);
+    expect(batch.heartbeats).toBe(2);
+    // Two flushes inside the slices, one at the end of the batch.
+    expect(task.calls.filter((c) => c === '0_0.flush')).toHaveLength(3);
+    expect(consumer.pausedPartitions.size).toBe(0);
+  });
+
+  it('pauses a partition whose queue is full while its task waits for another partition, and resumes it once drained', async () => {
+    const task = running(
+      new FakeProcessingTask('0_0', [
+        { topic: 'left', partition: 0 },
+        { topic: 'right', partition: 0 },
+      ]),
+    );
+    const { processing, consumer } = setup([task]);
+    // The right side has records on the broker, not fetched yet: the task waits for them.
+    task.partitionGroup.updateEndOffset('right', 0, 10);
+    const batch = fakeBatch('left', 0, 0, 1_500);
+    await processing.processBatch(batch);
+    expect(task.processed).toEqual([]);
+    expect(task.partitionGroup.queue('left', 0)!.size).toBe(MAX_BUFFERED_PER_PARTITION);
+    // The rest of the batch is fetched again from there once the queue has room.
+    expect(batch.resolved).toEqual([999]);
+    expect(consumer.isPaused({ topic: 'left', partition: 0 })).toBe(true);
+
+    await processing.processBatch(fakeBatch('right', 0, 0, 10));
+    expect(task.processed.length).toBeGreaterThan(0);
+    expect(task.partitionGroup.queue('left', 0)!.size).toBeLessThan(MAX_BUFFERED_PER_PARTITION);
+    expect(consumer.isPaused({ topic: 'left', partition: 0 })).toBe(false);
+  });
+
+  it('pauses the partition of a task that is not running, and creates the task if nothing else will', async () => {
+    const { processing, consumer, createdLater } = setup([]);
+    await processing.processBatch(fakeBatch('in', 3, 0, 5));
+    expect(consumer.isPaused({ topic: 'in', partition: 3 })).toBe(true);
+    expect(createdLater).toEqual([['0_3']]);
+  });
+
+  it('hands a failed record to the error path and stops the batch there', async () => {
+    const task = running(new FakeProcessingTask('0_0', [{ topic: 'in', partition: 0 }]));
+    task.failAt = 7;
+    const { processing, errors } = setup([task]);
+    await processing.processBatch(fakeBatch('in', 0, 0, 20));
+    expect(errors).toEqual([{ taskId: '0_0', where: 'processing', offset: 7 }]);
+    expect(task.processed).toHaveLength(7);
+    expect(task.calls).not.toContain('0_0.flush');
+  });
+
+  it('leaves a stale batch alone (a seek is pending for its partition)', async () => {
+    const task = running(new FakeProcessingTask('0_0', [{ topic: 'in', partition: 0 }]));
+    const { processing } = setup([task]);
+    const batch = fakeBatch('in', 0, 0, 5);
+    batch.stale = true;
+    await processing.processBatch(batch);
+    expect(task.processed).toEqual([]);
+    expect(batch.resolved).toEqual([]);
+  });
+
+  it('asks the thread for a commit when a processor requested one', async () => {
+    const task = running(new FakeProcessingTask('0_0', [{ topic: 'in', partition: 0 }]));
+    task.commitRequested = true;
+    const s = setup([task]);
+    await s.processing.processBatch(fakeBatch('in', 0, 0, 3));
+    expect(s.commitRequests()).toBe(1);
+  });
+});
