@@ -25,7 +25,6 @@ import {
   type ChangelogPartition,
   ProcessorStateManager,
 } from './processor-state-manager.ts';
-import { type PunctuationQueue, TaskPunctuation } from './punctuation.ts';
 import type { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord } from './records.ts';
 import type { DefaultSerdes } from './serde-resolver.ts';
@@ -38,6 +37,7 @@ import {
 } from './source-timestamps.ts';
 import { type AsyncMetrics, TaskAsyncWork } from './task-async-work.ts';
 import { TaskCaches } from './task-caches.ts';
+import { TaskPunctuator } from './task-punctuator.ts';
 import { TaskRouting } from './task-routing.ts';
 
 export type { TaskId } from '../task-id.ts';
@@ -70,7 +70,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly stateManager: ProcessorStateManager;
   private readonly deserializer: RecordDeserializer;
   private readonly errors: TaskExceptionHandling;
-  private readonly punctuation = new TaskPunctuation<ProcessorRuntimeNode>();
+  private readonly punctuator: TaskPunctuator;
   private readonly caches: TaskCaches;
   private readonly routing: TaskRouting;
   private readonly asyncWork: TaskAsyncWork;
@@ -117,6 +117,8 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.routing = new TaskRouting(this.idString, this.errors, this.work, current.get);
     const { errors, routing, now, options: o } = this;
     this.asyncWork = new TaskAsyncWork({ current, errors, routing, now, onProgress: o.onAsyncProgress });
+    const { point, work } = this;
+    this.punctuator = new TaskPunctuator({ point, errors, routing, work, now, onPunctuate: o.onPunctuate });
     // The task's options hold the state manager's own (StateOptions) besides the task's.
     this.stateManager = new ProcessorStateManager({
       ...options,
@@ -194,8 +196,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       }
     }
     // What init() scheduled is what a rollback before the first commit returns to.
-    this.punctuation.committed();
-    this.point.listen(this.punctuation);
+    this.punctuator.initialized();
   }
 
   // ---- processing ----
@@ -334,7 +335,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     return this.now();
   }
 
-  // ---- punctuation ----
+  // ---- punctuation (task-punctuator.ts) ----
 
   schedule(
     node: RuntimeNodeRef,
@@ -342,35 +343,16 @@ export class StreamTask implements TaskServices, SinkTarget {
     type: PunctuationType,
     punctuator: Punctuator,
   ): Cancellable {
-    return this.punctuation.schedule(node as ProcessorRuntimeNode, intervalMs, type, punctuator, this.now);
+    return this.punctuator.schedule(node as ProcessorRuntimeNode, intervalMs, type, punctuator);
   }
 
   private punctuateStreamTime(): void | Promise<void> {
-    const streamTimeMs = this.point.streamTimeMs;
-    if (this.punctuation.streamTime.size === 0 || streamTimeMs < 0) return;
-    return this.runPunctuators(this.punctuation.streamTime, streamTimeMs);
+    return this.punctuator.streamTime();
   }
 
   /** Fires the wall-clock punctuators due at `now`. */
   punctuateWallClock(now: number): void | Promise<void> {
-    if (this.punctuation.wallClock.size === 0) return;
-    return this.runPunctuators(this.punctuation.wallClock, now);
-  }
-
-  private runPunctuators(queue: PunctuationQueue<ProcessorRuntimeNode>, now: number): void | Promise<void> {
-    const wrap = (owner: ProcessorRuntimeNode, error: unknown) =>
-      this.routing.wrapError(owner, error, 'while punctuating');
-    const fired = this.punctuation.fire(queue, now, {
-      onDue: (count) => {
-        this.point.needsCommit = true;
-        this.options.onPunctuate?.(count);
-      },
-      handled: (owner, error) => this.errors.punctuation(error, owner.name),
-      wrap,
-      track: (result, owner) =>
-        this.work.track(this.errors.punctuationAsync(result, owner.name), (error) => wrap(owner, error)),
-    });
-    if (fired && this.work.busy) return this.work.drain();
+    return this.punctuator.wallClock(now);
   }
 
   // ---- commit ----
