@@ -355,7 +355,7 @@ export const CONFIG_KEYS = {
     default: 0,
     check: orValues(positiveInt, 0, -1),
     meaning:
-      "Kafka Streams' `max.task.idle.ms`: how long a task with several input partitions waits for one that has no data before it processes the others (timestamp order across them is only as good as what is buffered). 0: wait only for data known to be on the broker; -1: never wait. Data known to be on the broker is waited for at least this long too (else a second or so).",
+      "Kafka Streams' `max.task.idle.ms`: how long a task with several input partitions waits for one that has no data before it processes the others (timestamp order across them is only as good as what is buffered). A partition whose fetch lag is above 0 or unknown (data on the broker) is waited for without a deadline; one that is caught up (lag 0) this long, then the others are processed (enforced processing). 0: wait only for data on the broker; -1: never wait.",
   },
   producer: {
     type: 'object',
