@@ -128,7 +128,7 @@ describe('kstreams on a SASL_SSL cluster with ACLs', () => {
     expect(lag.err).toBe('');
     expect(lag.code).toBe(0);
     expect(JSON.parse(lag.out) as LagRow[]).toEqual([
-      { topic, partition: 0, committed: 2, end: 6, lag: 4, owner: null },
+      { topic, partition: 0, committed: 2, end: 6, lag: 4, lagFrom: 'committed', owner: null },
     ]);
 
     // Variables only, as in CI.

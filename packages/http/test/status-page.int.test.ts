@@ -3,6 +3,7 @@
 // rendered topology; the screenshot goes to packages/http/test-output/.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
@@ -57,6 +58,8 @@ describe('the status page', () => {
         applicationId,
         brokers: testBrokers(),
         applicationServer: `127.0.0.1:${server.port}`,
+        // Two instances in one process: each its own state directory (one instance per directory).
+        stateDir: join(tmpdir(), uniqueName(`page-state-${i}`)),
         commitIntervalMs: 500,
         logger: 'silent',
       });
