@@ -1,5 +1,7 @@
 // The plugin's window and session store routes over two instances of one app on the real broker:
 // each instance answers for every key, from its own task or by forwarding once to the owner.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   KafkaStreams,
   Serdes,
@@ -53,6 +55,8 @@ describe('window and session store routes', () => {
         applicationId,
         brokers: testBrokers(),
         applicationServer: `127.0.0.1:${server.port}`,
+        // Two instances in one process: each its own state directory (one instance per directory).
+        stateDir: join(tmpdir(), uniqueName(`wq-state-${i}`)),
         commitIntervalMs: 200,
         logger: 'silent',
       });
