@@ -130,6 +130,15 @@ const handler = (where: string, rule: string) => ({
   where: `${where} (config/exception-handler-config.ts)`,
   rule,
 });
+/** The deserialization and processing handlers take the same answers. */
+const LOG_AND_HANDLER = {
+  type: "'logAndFail' | 'logAndContinue' | function",
+  default: 'logAndFail',
+  checkedBy: handler(
+    'resolveExceptionHandlers',
+    "'logAndFail', 'logAndContinue' or a function (error, context) => 'continue' | 'fail'",
+  ),
+};
 
 export const CONFIG_KEYS = {
   applicationId: {
@@ -237,22 +246,12 @@ export const CONFIG_KEYS = {
     meaning: 'A pino logger to log through, or the level of the one kstreams makes (named `kstreams`).',
   },
   deserializationExceptionHandler: {
-    type: "'logAndFail' | 'logAndContinue' | function",
-    default: 'logAndFail',
-    checkedBy: handler(
-      'resolveExceptionHandlers',
-      "'logAndFail', 'logAndContinue' or a function (error, context) => 'continue' | 'fail'",
-    ),
+    ...LOG_AND_HANDLER,
     meaning:
       "Kafka Streams' `deserialization.exception.handler`: what a record that cannot be deserialized does. With `errors.deadLetterQueueTopic`, a skipped record goes there.",
   },
   processingExceptionHandler: {
-    type: "'logAndFail' | 'logAndContinue' | function",
-    default: 'logAndFail',
-    checkedBy: handler(
-      'resolveExceptionHandlers',
-      "'logAndFail', 'logAndContinue' or a function (error, context) => 'continue' | 'fail'",
-    ),
+    ...LOG_AND_HANDLER,
     meaning:
       "Kafka Streams' `processing.exception.handler` (KIP-1033): what an exception in a processor does.",
   },
