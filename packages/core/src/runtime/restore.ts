@@ -11,6 +11,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import { type RestoreRequest, restoreChangelogs } from '../kafka/restore-consumer.ts';
 import type { RestoreProgress, StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
+import type { ChangelogMessage } from '../processor/internals/processor-state-manager.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
@@ -40,11 +41,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
     const at = (list: TopicPartitionOffset[]) =>
       list.find((e) => e.topic === cp.topic && e.partition === cp.partition)?.offset ?? 0;
     const end = at(ends);
-    const checkpoint = rt.checkpoint.find(
-      (c) => c.topic === cp.topic && c.partition === cp.partition,
-    )?.offset;
-    const stale = staleCheckpoint(checkpoint, at(logStarts), end);
-    let start = checkpoint ?? 0;
+    const { start, stale, checkpoint } = restoreStart(rt.checkpoint, cp, at(logStarts), end);
     if (stale !== undefined) {
       deps.logger.warn(
         {
@@ -56,10 +53,9 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
           logStart: at(logStarts),
           end,
         },
-        stale.reason,
+        stale,
       );
       await wipeStore(rt.task.storeFor(cp.storeName));
-      start = stale.restoreFrom;
     }
     const restorer = new StoreRestorer(
       rt.task.storeFor(cp.storeName),
@@ -84,10 +80,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
       startOffset: start,
       endOffset: end,
       apply: async (records, batchEnd) => {
-        await restorer.restoreBatch(
-          records.map((r) => fromChangelogMessage(convert(r))),
-          batchEnd,
-        );
+        await applyChangelogRecords(restorer, convert, records, batchEnd);
         deps.metrics.restoredRecords += records.length;
         deps.recorder.restoredBatch(progress, records.length, batchEnd);
       },
@@ -105,6 +98,43 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
   );
   for (const r of restorers) r.end();
   for (const p of progresses) deps.recorder.restoreEnded(p);
+}
+
+/**
+ * Where a store's changelog partition is read from: its checkpoint, or the beginning; `stale` (a
+ * reason to log) when the checkpoint cannot be resumed from and the store must be wiped first.
+ * The active restore and a standby start alike, so a promoted standby's checkpoint is where its
+ * active's restore starts.
+ */
+export function restoreStart(
+  checkpoints: readonly TopicPartitionOffset[],
+  changelog: { topic: string; partition: number },
+  logStart: number,
+  end: number,
+): { start: number; checkpoint: number | undefined; stale?: string } {
+  const checkpoint = checkpoints.find(
+    (c) => c.topic === changelog.topic && c.partition === changelog.partition,
+  )?.offset;
+  const stale = staleCheckpoint(checkpoint, logStart, end);
+  if (stale === undefined) return { start: checkpoint ?? 0, checkpoint };
+  return { start: stale.restoreFrom, checkpoint, stale: stale.reason };
+}
+
+/**
+ * Applies changelog records read from Kafka to a store, as one batch: the store's converter (a
+ * timestamped store puts the record's timestamp back in front of the value), then one atomic write.
+ * `batchEnd`: the position after the batch (past any transaction markers).
+ */
+export async function applyChangelogRecords(
+  restorer: StoreRestorer,
+  convert: (message: ChangelogMessage) => ChangelogMessage,
+  records: readonly ChangelogMessage[],
+  batchEnd: number,
+): Promise<void> {
+  await restorer.restoreBatch(
+    records.map((r) => fromChangelogMessage(convert(r))),
+    batchEnd,
+  );
 }
 
 /**

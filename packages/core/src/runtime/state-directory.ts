@@ -88,6 +88,11 @@ export class TaskDirectoryLockedError extends StreamsError {
   readonly retriable = true;
 }
 
+/** A task's folder, `<stateDir>/<applicationId>/<taskId>`: its active and its standby share it. */
+export function taskDirectory(config: { stateDir: string; applicationId: string }, taskId: string): string {
+  return join(config.stateDir, config.applicationId, taskId);
+}
+
 const taskOwners = new Map<string, object>();
 
 /** Locks a task's folder for `owner` (the task that opens its stores); released by `unlockTaskDirectory`. */

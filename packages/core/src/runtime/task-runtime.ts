@@ -30,7 +30,7 @@ import type { StateStore } from '../state/state-store.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import { resetOffsets } from './offset-reset.ts';
 import { SourceNodeMetrics, sourceNodesByTopic } from './source-node-metrics.ts';
-import { lockTaskDirectory, unlockTaskDirectory } from './state-directory.ts';
+import { lockTaskDirectory, taskDirectory, unlockTaskDirectory } from './state-directory.ts';
 import type { ActiveTask, TaskState } from './task.ts';
 
 export interface TaskRuntimeDeps {
@@ -52,10 +52,6 @@ export interface TaskRuntimeDeps {
   onAsyncProgress?: ((taskId: string) => void) | undefined;
   /** Topics whose partition count is known get their records partitioned and encoded at the sink. */
   partitionCountOf?: PartitionCountOf | undefined;
-}
-
-function taskDirectory(config: ResolvedConfig, taskId: string): string {
-  return join(config.stateDir, config.applicationId, taskId);
 }
 
 export class TaskRuntime implements ActiveTask {

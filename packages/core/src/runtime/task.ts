@@ -1,6 +1,6 @@
 // What the task manager, the processing guarantees and the stream thread need of a task (Kafka
-// Streams' Task). Today's only kind is the active task (task-runtime.ts), which processes its input
-// and commits; standby tasks (issue 37) will be another kind, which only follows changelogs.
+// Streams' Task). The active task (task-runtime.ts) processes its input and commits; the standby
+// task (standby-task.ts, issue 37) only follows its stores' changelogs.
 import type { TopicPartitionOffset } from '../kafka/admin.ts';
 import type { InputRecord } from '../processor/internals/records.ts';
 
@@ -8,9 +8,9 @@ export type TaskState = 'created' | 'running' | 'closed';
 
 export interface Task {
   readonly id: string;
-  readonly kind: 'active';
+  readonly kind: 'active' | 'standby';
   state: TaskState;
-  /** The input partitions the task owns: paused while it is not running. */
+  /** The input partitions the task owns: paused while it is not running (none for a standby). */
   readonly inputPartitions: Array<{ topic: string; partition: number }>;
   /** Fences an earlier owner (exactly_once), reads where to start and opens the stores. */
   initialize(): Promise<void>;
@@ -20,6 +20,7 @@ export interface Task {
 
 /** A task that processes its input and commits (Kafka Streams' StreamTask with its producer). */
 export interface ActiveTask extends Task {
+  readonly kind: 'active';
   /** Failures of its processing in a row; a commit resets it. */
   consecutiveFailures: number;
   /** Processed records since the last commit, or punctuators' output, wait for a commit. */
