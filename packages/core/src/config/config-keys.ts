@@ -32,6 +32,13 @@ export interface ConfigKey {
 const isPositiveInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
 const positiveInt: Check = { rule: 'an integer > 0', test: isPositiveInt };
 const string: Check = { rule: 'a string', test: (v) => typeof v === 'string' };
+const atLeast = (min: number): Check => ({
+  rule: `an integer >= ${min.toLocaleString('en-US')}`,
+  test: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= min,
+});
+/** The high-availability assignor's keys are accepted and checked before the group membership runs it. */
+const notWiredYet =
+  'Not in effect yet: the high-availability task assignor that reads it is not wired into the group membership yet (see docs/state-and-interactive-queries.md).';
 const orValues = (check: Check, ...values: number[]): Check => ({
   rule: `${values.join(' or ')}, or ${check.rule}`,
   test: (v) => values.includes(v as number) || check.test(v),
@@ -309,9 +316,29 @@ export const CONFIG_KEYS = {
   numStandbyReplicas: {
     type: 'number',
     default: 0,
-    checkedBy: { where: 'resolveStreamsConfig', rule: '0 (standby tasks are not implemented)' },
+    checkedBy: { where: 'resolveStreamsConfig', rule: '0 (standby tasks are not wired in yet)' },
     meaning:
-      "Kafka Streams' `num.standby.replicas`. Only 0: a task's state is restored from its changelog when it moves.",
+      "Kafka Streams' `num.standby.replicas`: for each stateful task, that many standby tasks on other instances (never two copies on one instance) follow its changelogs, so that the task fails over with only the changelog tail to restore. Only 0 for now: the standby task and its assignment exist but are not wired into the group membership yet; a task's state is restored from its changelog when it moves.",
+  },
+  acceptableRecoveryLag: {
+    type: 'a number of records >= 0',
+    default: 10_000,
+    defaultText: '10,000',
+    check: atLeast(0),
+    meaning: `Kafka Streams' \`acceptable.recovery.lag\` (KIP-441): an instance at most this many changelog records behind on a task counts as caught up and may get it as active; a task whose balanced target is further behind stays where its state is caught up while a warm-up replica restores on the target. ${notWiredYet}`,
+  },
+  maxWarmupReplicas: {
+    type: 'an integer >= 1',
+    default: 2,
+    check: atLeast(1),
+    meaning: `Kafka Streams' \`max.warmup.replicas\`: how many warm-up replicas (standbys beyond numStandbyReplicas, restoring a task before it moves) the whole assignment has at once; bounds the extra changelog reads. ${notWiredYet}`,
+  },
+  probingRebalanceIntervalMs: {
+    type: 'a number of ms >= 60,000',
+    default: 600_000,
+    defaultText: '10 minutes (600,000)',
+    check: atLeast(60_000),
+    meaning: `Kafka Streams' \`probing.rebalance.interval.ms\`: while warm-up replicas restore, the group rebalances this often to move the tasks whose warm-ups have caught up. ${notWiredYet}`,
   },
   replicationFactor: {
     type: 'number',

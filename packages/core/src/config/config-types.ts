@@ -64,7 +64,14 @@ export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults 
   logger?: Logger | pino.LevelWithSilent;
   /** `host:port` where this instance answers interactive queries. */
   applicationServer?: string;
+  /** Kafka Streams' num.standby.replicas; only 0 until standby tasks are wired in. */
   numStandbyReplicas?: number;
+  /** KIP-441's acceptable.recovery.lag: records behind that still count as caught up. */
+  acceptableRecoveryLag?: number;
+  /** KIP-441's max.warmup.replicas: warm-up replicas in the assignment at once. */
+  maxWarmupReplicas?: number;
+  /** KIP-441's probing.rebalance.interval.ms: how often to rebalance while warm-ups restore. */
+  probingRebalanceIntervalMs?: number;
   /** Replication factor of the internal topics; -1 takes the broker's default. */
   replicationFactor?: number;
   /** KIP-892's `statestore.uncommitted.max.bytes`: commit early past this many buffered bytes. */

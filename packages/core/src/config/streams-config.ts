@@ -47,6 +47,11 @@ export interface ResolvedConfig extends ResolvedSourceDefaults {
   exceptionHandlers: ResolvedExceptionHandlers;
   applicationServer?: string;
   replicationFactor: number;
+  /** The high-availability assignment's settings (issue 37); numStandbyReplicas is 0 until it is wired in. */
+  numStandbyReplicas: number;
+  acceptableRecoveryLag: number;
+  maxWarmupReplicas: number;
+  probingRebalanceIntervalMs: number;
   maxUncommittedBytes: number;
   statestoreCacheMaxBytes: number;
   taskStallTimeoutMs: number;
@@ -101,7 +106,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   const sasl = resolveSasl(raw.sasl, problems);
   if (raw.numStandbyReplicas !== undefined && raw.numStandbyReplicas !== 0) {
     problems.push(
-      `"numStandbyReplicas" = ${JSON.stringify(raw.numStandbyReplicas)} is not supported yet: standby tasks are not implemented; use 0 (a task's state is restored from its changelog when it moves)`,
+      `"numStandbyReplicas" = ${JSON.stringify(raw.numStandbyReplicas)} is not supported yet: standby tasks are not wired into the group membership yet; use 0 (a task's state is restored from its changelog when it moves)`,
     );
   }
   const metricsIn = (raw.metrics ?? {}) as Record<string, unknown>;
@@ -226,6 +231,13 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     ...sourceDefaults,
     applicationServer: raw.applicationServer as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? CONFIG_KEYS.replicationFactor.default,
+    numStandbyReplicas: CONFIG_KEYS.numStandbyReplicas.default,
+    acceptableRecoveryLag:
+      (raw.acceptableRecoveryLag as number | undefined) ?? CONFIG_KEYS.acceptableRecoveryLag.default,
+    maxWarmupReplicas: (raw.maxWarmupReplicas as number | undefined) ?? CONFIG_KEYS.maxWarmupReplicas.default,
+    probingRebalanceIntervalMs:
+      (raw.probingRebalanceIntervalMs as number | undefined) ??
+      CONFIG_KEYS.probingRebalanceIntervalMs.default,
     maxUncommittedBytes:
       (raw.maxUncommittedBytes as number | undefined) ?? CONFIG_KEYS.maxUncommittedBytes.default,
     statestoreCacheMaxBytes:

@@ -109,9 +109,35 @@ describe('StreamsConfig', () => {
     );
   });
 
-  it('rejects standby replicas, which are not implemented, instead of ignoring them', () => {
+  it('rejects standby replicas, which are not wired in yet, instead of ignoring them', () => {
     expect(configError({ ...base, numStandbyReplicas: 1 }).message).toMatch(
-      /numStandbyReplicas.*not supported/,
+      /numStandbyReplicas.*not supported yet: standby tasks are not wired/,
+    );
+    expect(resolveStreamsConfig({ ...base, numStandbyReplicas: 0 }).numStandbyReplicas).toBe(0);
+  });
+
+  it('takes the high-availability assignment keys with Kafka Streams’ defaults and lower bounds', () => {
+    expect(resolveStreamsConfig(base)).toMatchObject({
+      acceptableRecoveryLag: 10_000,
+      maxWarmupReplicas: 2,
+      probingRebalanceIntervalMs: 600_000,
+    });
+    expect(
+      resolveStreamsConfig({
+        ...base,
+        acceptableRecoveryLag: 0,
+        maxWarmupReplicas: 5,
+        probingRebalanceIntervalMs: 60_000,
+      }),
+    ).toMatchObject({ acceptableRecoveryLag: 0, maxWarmupReplicas: 5, probingRebalanceIntervalMs: 60_000 });
+    expect(configError({ ...base, maxWarmupReplicas: 0 }).message).toContain(
+      '"maxWarmupReplicas" must be an integer >= 1, got 0',
+    );
+    expect(configError({ ...base, acceptableRecoveryLag: -1 }).message).toContain(
+      '"acceptableRecoveryLag" must be a number of records >= 0, got -1',
+    );
+    expect(configError({ ...base, probingRebalanceIntervalMs: 1_000 }).message).toContain(
+      '"probingRebalanceIntervalMs" must be a number of ms >= 60,000, got 1000',
     );
   });
 
