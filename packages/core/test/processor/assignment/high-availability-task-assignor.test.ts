@@ -284,3 +284,74 @@ describe('assignHighAvailability', () => {
     );
   });
 });
+
+describe('assignHighAvailability on random groups', () => {
+  /** A small seeded generator (mulberry32): the same groups on every run. */
+  function random(seed: number) {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('keeps its rules on 200 random groups, and converges to a balanced, stable assignment', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const rnd = random(seed);
+      const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)]!;
+      const clientCount = 1 + Math.floor(rnd() * 5);
+      const tasks = [...stateful(1 + Math.floor(rnd() * 12)), ...stateless(Math.floor(rnd() * 4), 1)];
+      const ids = Array.from({ length: clientCount }, (_, i) => `c${i}`);
+      const cfg = config({
+        numStandbyReplicas: Math.floor(rnd() * 3),
+        maxWarmupReplicas: 1 + Math.floor(rnd() * 3),
+      });
+      // Random history: some tasks had an owner (maybe gone), copies at random lags.
+      const previous = new Map(
+        ids.map((id) => [id, { active: [] as string[], lags: {} as Record<string, TaskLag> }]),
+      );
+      for (const task of tasks) {
+        if (rnd() < 0.7) previous.get(pick(ids))?.active.push(task.id);
+        for (const id of ids)
+          if (rnd() < 0.3 && task.changelogs.length > 0)
+            previous.get(id)!.lags[task.id] = pick<TaskLag>([0, 50, 20_000, 'unknown']);
+      }
+      const clients = ids.map((id) => client(id, previous.get(id)!.active, previous.get(id)!.lags));
+      let result = assignHighAvailability(clients, tasks, cfg);
+      const where = `seed ${seed}`;
+      for (let round = 0; ; round++) {
+        checkInvariants(result, tasks);
+        const warmups = [...result.clients.values()].flatMap((t) => t.warmup);
+        expect(warmups.length, where).toBeLessThanOrEqual(cfg.maxWarmupReplicas);
+        for (const task of tasks.filter((t) => t.changelogs.length > 0)) {
+          const standbys = [...result.clients.values()].filter((t) => t.standby.includes(task.id)).length;
+          expect(standbys, `${where}: standbys of ${task.id}`).toBe(
+            Math.min(cfg.numStandbyReplicas, clientCount - 1),
+          );
+        }
+        if (!result.probingRebalanceNeeded) break;
+        expect(round, `${where}: still probing`).toBeLessThan(20);
+        // Probing rebalance: the warm-ups (and standbys) have caught up.
+        result = assignHighAvailability(
+          feedBack(result, () => 0),
+          tasks,
+          cfg,
+        );
+      }
+      const statefulActives = [...result.clients.values()].map(
+        (t) => t.active.filter((id) => id.startsWith('0_')).length,
+      );
+      expect(Math.max(...statefulActives) - Math.min(...statefulActives), where).toBeLessThanOrEqual(1);
+      expect(
+        assignHighAvailability(
+          feedBack(result, () => 0),
+          tasks,
+          cfg,
+        ),
+        where,
+      ).toEqual(result);
+    }
+  });
+});
