@@ -256,6 +256,17 @@ describe('assignHighAvailability', () => {
     expect(result.probingRebalanceNeeded).toBe(true);
   });
 
+  it('leaves a task two instances both claim (one was a zombie) with the one that is ahead', () => {
+    const tasks = stateful(2);
+    const result = assignHighAvailability(
+      [client('a', ['0_0'], { '0_0': 90_000 }), client('b', ['0_0', '0_1'])],
+      tasks,
+      config(),
+    );
+    checkInvariants(result, tasks);
+    expect(actives(result).get('0_0')).toBe('b');
+  });
+
   it('lets a known lag outrank an unknown one', () => {
     const tasks = stateful(2);
     const result = assignHighAvailability(
