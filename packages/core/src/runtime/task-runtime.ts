@@ -110,6 +110,11 @@ export class TaskRuntime implements ActiveTask {
       },
       onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
       ...(deps.onAsyncProgress === undefined ? {} : { onAsyncProgress: () => deps.onAsyncProgress?.(id) }),
+      onAsyncCall: (ms, timedOut) => {
+        metrics.asyncCompleted++;
+        if (timedOut) metrics.asyncTimeouts++;
+        deps.recorder.asyncCalled(id, ms, timedOut);
+      },
       onOperatorDrop: () => deps.recorder.dropped(id),
       errorHandling: {
         handlers: config.exceptionHandlers,

@@ -208,7 +208,10 @@ describe('async processors in a StreamTask', () => {
         return 'continue' as const;
       },
     };
-    const t = await task(calls, { timeoutMs: 20 }, { errorHandling: { handlers } });
+    // The runtime's metrics hook: each finished call with its ms and whether it timed out.
+    const finished: Array<{ ms: number; timedOut: boolean }> = [];
+    const onAsyncCall = (ms: number, timedOut: boolean) => finished.push({ ms, timedOut });
+    const t = await task(calls, { timeoutMs: 20 }, { errorHandling: { handlers }, onAsyncCall });
     t.process(input(4, 'a', 'a1'));
     t.process(input(5, 'b', 'b1'));
     calls.finish('b1');
@@ -218,6 +221,8 @@ describe('async processors in a StreamTask', () => {
     expect(calls.signals.get('a1')?.aborted).toBe(true);
     expect(t.asyncMetrics()?.timeouts).toBe(1);
     expect(t.droppedRecordsTotal).toBe(1);
+    expect(finished.map((f) => f.timedOut)).toEqual([false, true]);
+    expect(finished[1]!.ms).toBeGreaterThanOrEqual(19);
   });
 
   it('a failed call fails the task (default handler) at its commit and at its next record', async () => {

@@ -19,6 +19,8 @@ export interface AsyncHost {
   fail(error: unknown, nodeName: string, input: InputRecord | undefined): void;
   /** Told when the lane becomes blocked or unblocked, or its record count reaches 0. */
   changed(lane: AsyncLane): void;
+  /** Told of each finished call (result, error or timeout): the runtime's latency and timeout metrics. */
+  called(latencyMs: number, timedOut: boolean): void;
   now(): number;
 }
 
@@ -182,6 +184,7 @@ export class AsyncLane {
     this.stats.completed += 1;
     this.stats.latencyTotalMs += latency;
     if (latency > this.stats.latencyMaxMs) this.stats.latencyMaxMs = latency;
+    this.host.called(latency, error instanceof AsyncTimeoutError);
     entry.done = true;
     entry.outputs = outputs;
     entry.error = error;
