@@ -10,10 +10,12 @@
 // - http-only: the same client and service with 4,000 calls at once (4 tasks x 1,000), no Kafka: the
 //   HTTP layer's ceiling on this machine, which async-1000 cannot pass.
 // Records/s is measured from the first call to the last answer of the variant (the group join and
-// task start-up are outside); timer-1000 from the first to the last call's end. CPU s is the app
-// process's (user + system) over the variant, the service's process not included.
+// task start-up are outside); timer-1000 from the first to the last call's end. CPU s: the app's
+// and the service's processes (user + system) over the variant (the app's includes its start and
+// close). In flight: the mean of app.metrics().asyncInFlight while the calls ran; call ms: the
+// mean of kstreams_stream_task_async_latency_avg over the tasks (from a call's start to its answer).
 // Environment: KAFKA_BROKERS (default 127.0.0.1:9092), BENCH_ASYNC_RECORDS (records of the fast
-// variants, default 20000; the slow ones get 1/10 and 1/40 of it), BENCH_ASYNC_ONLY (comma-separated
+// variants, default 40000; async-1 gets 1/20 of it, await 1/80), BENCH_ASYNC_ONLY (comma-separated
 // variant names, e.g. to profile one with --cpu-prof).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ import { benchKafka, brokersFromEnv, connectAdmin, createTopics, deleteAll } fro
 const brokers = brokersFromEnv();
 const S = Serdes.String();
 const run = `async-http-${Date.now()}`;
-const FAST = Number(process.env.BENCH_ASYNC_RECORDS ?? 20_000);
+const FAST = Number(process.env.BENCH_ASYNC_RECORDS ?? 40_000);
 const ONLY = process.env.BENCH_ASYNC_ONLY?.split(',').map((s) => s.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,7 +81,7 @@ const all: Variant[] = [
   { name: 'http-only', records: FAST, counter: service.served },
   {
     name: 'await',
-    records: Math.max(100, Math.round(FAST / 40)),
+    records: Math.max(100, Math.round(FAST / 80)),
     counter: service.served,
     build: (b, input, output) =>
       b
@@ -97,14 +99,20 @@ const all: Variant[] = [
         })
         .to(output, { keySerde: S, valueSerde: S }),
   },
-  asyncVariant('async-1', 1, Math.max(200, Math.round(FAST / 10))),
+  asyncVariant('async-1', 1, Math.max(200, Math.round(FAST / 20))),
   asyncVariant('async-100', 100, FAST),
   asyncVariant('async-1000', 1000, FAST),
   asyncVariant('timer-1000', 1000, FAST, true),
 ];
-const variants = ONLY ? all.filter((v) => ONLY.includes(v.name)) : all;
+// Only on request (BENCH_ASYNC_ONLY): the timer at maxInFlight 1 and 100, to tell the framework's
+// cost per call from the HTTP layer's at every maxInFlight.
+const extra = [
+  asyncVariant('timer-1', 1, Math.max(200, Math.round(FAST / 20)), true),
+  asyncVariant('timer-100', 100, FAST, true),
+];
+const variants = ONLY ? [...all, ...extra].filter((v) => ONLY.includes(v.name)) : all;
 
-async function runApp(v: Variant & Required<Pick<Variant, 'build'>>): Promise<void> {
+async function runApp(v: Variant & Required<Pick<Variant, 'build'>>): Promise<Record<string, unknown>> {
   const input = `${run}-${v.name}-in`;
   await createTopics(admin, [input, `${run}-${v.name}-out`], 4);
   await produce(input, v.records);
@@ -119,9 +127,24 @@ async function runApp(v: Variant & Required<Pick<Variant, 'build'>>): Promise<vo
   });
   await app.start();
   const until = Date.now() + 180_000;
-  while (v.counter.count < v.records && Date.now() < until) await sleep(50);
+  // Records in flight (app.metrics()), sampled while the calls run: by Little's law the rate is
+  // in flight / call ms, which tells whether the framework keeps the calls coming or they take long.
+  const inFlight: number[] = [];
+  while (v.counter.count < v.records && Date.now() < until) {
+    await sleep(50);
+    if (v.counter.first > 0) inFlight.push(app.metrics().asyncInFlight);
+  }
+  const latency = (await app.metricsRegistry.getMetricsAsJSON()).find(
+    (m) => m.name === 'kstreams_stream_task_async_latency_avg',
+  );
+  const ms = latency?.values.map((x) => x.value) ?? [];
   await app.close();
   await rm(stateDir, { recursive: true, force: true });
+  return {
+    'in flight':
+      inFlight.length === 0 ? '-' : Math.round(inFlight.reduce((a, b) => a + b, 0) / inFlight.length),
+    'call ms': ms.length === 0 ? '-' : +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(1),
+  };
 }
 
 const admin = await connectAdmin(brokers);
@@ -132,7 +155,9 @@ try {
     service.reset();
     Object.assign(timer, { count: 0, first: 0, last: 0 });
     const cpuBefore = process.cpuUsage();
-    if (v.build) await runApp(v as Variant & Required<Pick<Variant, 'build'>>);
+    const serviceCpuBefore = await service.cpuSeconds();
+    let extra: Record<string, unknown> = { 'in flight': 4_000 };
+    if (v.build) extra = await runApp(v as Variant & Required<Pick<Variant, 'build'>>);
     else await httpOnly(service, v.records, 4_000);
     const seconds = (v.counter.last - v.counter.first) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
@@ -140,7 +165,9 @@ try {
       records: v.counter.count,
       seconds: +seconds.toFixed(2),
       'records/s': Math.round(v.counter.count / seconds),
-      'CPU s': +((cpu.user + cpu.system) / 1e6).toFixed(1),
+      'app CPU s': +((cpu.user + cpu.system) / 1e6).toFixed(1),
+      'service CPU s': +((await service.cpuSeconds()) - serviceCpuBefore).toFixed(1),
+      ...extra,
     };
   }
   const rate = (name: string) => Number(results[name]?.['records/s']);

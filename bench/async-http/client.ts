@@ -17,6 +17,8 @@ export interface Service {
   /** GETs `/<value>`; resolves with the body. */
   call(value: string, signal?: AbortSignal): Promise<string>;
   reset(): void;
+  /** The service process's CPU seconds so far (user + system). */
+  cpuSeconds(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,12 @@ export async function startService(connections: number): Promise<Service> {
     },
     reset() {
       Object.assign(served, { count: 0, first: 0, last: 0 });
+    },
+    cpuSeconds() {
+      return new Promise((resolve) => {
+        child.once('message', (m) => resolve((m as { cpuMicros: number }).cpuMicros / 1e6));
+        child.send('cpu');
+      });
     },
     async close() {
       await pool.destroy();

@@ -9,5 +9,14 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
-server.listen(0, '127.0.0.1', () => process.send?.((server.address() as AddressInfo).port));
+// Up to 1,000 connections open at once when a variant starts: Node's default accept queue (511)
+// dropped the surplus, whose SYNs were retried a second later.
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4_096 }, () =>
+  process.send?.((server.address() as AddressInfo).port),
+);
+// The parent asks for the service's CPU time (µs, user + system) to report it per variant.
+process.on('message', () => {
+  const { user, system } = process.cpuUsage();
+  process.send?.({ cpuMicros: user + system });
+});
 process.on('disconnect', () => process.exit(0));
