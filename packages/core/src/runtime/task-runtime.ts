@@ -63,6 +63,8 @@ export class TaskRuntime implements ActiveTask {
   readonly task: StreamTask;
   readonly producer: TaskProducer;
   readonly collector: BufferingRecordCollector;
+  /** When flush() last sent output (the async operators' flush rule, task-processing.ts' outputDue). */
+  lastSendMs = Date.now();
   readonly inputPartitions: Array<{ topic: string; partition: number }>;
   state: TaskState = 'created';
   checkpoint: CheckpointEntry[] = [];
@@ -340,6 +342,7 @@ export class TaskRuntime implements ActiveTask {
    */
   async flush(): Promise<void> {
     if (this.collector.size === 0) return;
+    this.lastSendMs = Date.now();
     const output = this.collector.drain();
     // The at_least_once producer is shared by the thread's tasks: a failed send must fail the
     // task that made it, so it is awaited here.
