@@ -30,6 +30,11 @@ const run = `async-http-${Date.now()}`;
 const FAST = Number(process.env.BENCH_ASYNC_RECORDS ?? 40_000);
 const ONLY = process.env.BENCH_ASYNC_ONLY?.split(',').map((s) => s.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Distinct keys (a payment id, say): under per-key ordering a key's records are called one after
+// another, so the keys bound the calls at once. With the first version's 997 keys async-1000 could
+// never have more than 997 calls running over its 4 tasks (2026-12-06: 3,308 records in flight,
+// most of them waiting for their key).
+const KEYS = 100_000;
 
 // 1,000 connections: enough for async-1000's calls to overlap; more only cost the client CPU.
 const service = await startService(1_000);
@@ -50,7 +55,7 @@ async function produce(topic: string, count: number) {
     const n = Math.min(5_000, count - i);
     await producer.send({
       topic,
-      messages: Array.from({ length: n }, (_, j) => ({ key: `k${(i + j) % 997}`, value: `v${i + j}` })),
+      messages: Array.from({ length: n }, (_, j) => ({ key: `k${(i + j) % KEYS}`, value: `v${i + j}` })),
     });
   }
   await producer.disconnect();
@@ -71,7 +76,8 @@ const asyncVariant = (name: string, maxInFlight: number, records: number, timed 
     b
       .stream<string, string>(input, { keySerde: S, valueSerde: S })
       .mapValuesAsync(
-        (value: string, _key, { signal }) => (timed ? timerCall(value) : service.call(value, signal)),
+        // The timer reads no signal (it has nothing to abort), so its calls make no AbortController.
+        (value: string, _key, call) => (timed ? timerCall(value) : service.call(value, call.signal)),
         { maxInFlight },
       )
       .to(output, { keySerde: S, valueSerde: S }),

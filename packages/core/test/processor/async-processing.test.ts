@@ -16,6 +16,7 @@ import { Stores } from '../../src/state/index.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
 
 const silent = pino({ level: 'silent' });
+const continueOnError = { ...defaultExceptionHandlers, processing: () => 'continue' as const };
 const str = { keySerde: Serdes.String(), valueSerde: Serdes.String() };
 
 /** Calls that finish when the test says so, by value. */
@@ -244,6 +245,44 @@ describe('async processors in a StreamTask', () => {
     expect(() => topology(calls, { maxInFlight: 0 })).toThrow(ConfigError);
     expect(() => topology(calls, { timeoutMs: -1 })).toThrow(/timeoutMs must be/);
     expect(() => topology(calls, { ordering: 'offset' as never })).toThrow(/ordering must be/);
+  });
+
+  it('a signal read only after a timeout or a rollback is already aborted (made on first read)', async () => {
+    const builder = new StreamsBuilder();
+    const late: Array<{ value: string; call: { signal: AbortSignal } }> = [];
+    const pending = new Map<string, () => void>();
+    builder
+      .stream('in', str)
+      .mapValuesAsync(
+        async (value: string, _key, call) => {
+          await new Promise<void>((r) => pending.set(value, r));
+          late.push({ value, call });
+          return value;
+        },
+        { timeoutMs: 20 },
+      )
+      .to('out', str);
+    const t = new StreamTask({
+      ...base,
+      topology: builder.build(),
+      errorHandling: { handlers: continueOnError },
+    });
+    await t.initializeStores();
+    await t.initializeTopology();
+    t.process(input(0, 'a', 'a1'));
+    await new Promise((r) => setTimeout(r, 40));
+    pending.get('a1')!();
+    await tick();
+    const timedOut = late[0]!.call.signal;
+    expect(timedOut.aborted).toBe(true);
+    expect(timedOut.reason).toBeInstanceOf(AsyncTimeoutError);
+
+    t.process(input(1, 'b', 'b1'));
+    t.rollback();
+    pending.get('b1')!();
+    await tick();
+    expect(late[1]!.call.signal.aborted).toBe(true);
+    expect(String(late[1]!.call.signal.reason)).toMatch(/abandoned/);
   });
 });
 
