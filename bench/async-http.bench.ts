@@ -16,7 +16,7 @@
 // mean of kstreams_stream_task_async_latency_avg over the tasks (from a call's start to its answer).
 // Environment: KAFKA_BROKERS (default 127.0.0.1:9092), BENCH_ASYNC_RECORDS (records of the fast
 // variants, default 40000; async-1 gets 1/20 of it, await 1/80), BENCH_ASYNC_ONLY (comma-separated
-// variant names, e.g. to profile one with --cpu-prof).
+// variant names, e.g. to profile one with --cpu-prof), BENCH_ASYNC_CONNECTIONS (the client's pool).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,8 +36,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // most of them waiting for their key).
 const KEYS = 100_000;
 
-// 1,000 connections: enough for async-1000's calls to overlap; more only cost the client CPU.
-const service = await startService(1_000);
+// BENCH_ASYNC_CONNECTIONS: the client pool's keep-alive connections to the service (default 1,000).
+const service = await startService(Number(process.env.BENCH_ASYNC_CONNECTIONS ?? 1_000));
 const timer: Served = { count: 0, first: 0, last: 0 };
 /** timer-1000's "call": 20 ms, nothing else. */
 async function timerCall(value: string): Promise<string> {

@@ -73,11 +73,14 @@ export async function startService(connections: number): Promise<Service> {
   };
 }
 
-/** The ceiling of the HTTP layer alone: `total` calls, `concurrency` at once, no Kafka, no kstreams. */
+/**
+ * The ceiling of the HTTP layer alone: `total` calls, `concurrency` at once, no Kafka, no kstreams;
+ * each call with its own AbortSignal, as the app's calls pass theirs.
+ */
 export async function httpOnly(service: Service, total: number, concurrency: number): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < total) await service.call(`h${next++}`);
+    while (next < total) await service.call(`h${next++}`, new AbortController().signal);
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
 }
