@@ -5,7 +5,7 @@ import { KafkaStreams } from '@kstreams/core';
 import type { Logger } from 'pino';
 import { exampleKafka, feederProducer } from '../common/kafka.ts';
 import { ensureTopics } from '../common/topics.ts';
-import { startScoringService } from './scoring-service.ts';
+import { scorePayment, startScoringService } from './scoring-service.ts';
 import { paymentScoringTopology } from './topology.ts';
 
 export interface PaymentScoringRun {
@@ -31,6 +31,17 @@ const CUSTOMERS = 1_000;
 /** The i-th payment: customer `c<i % 1000>`, an amount that sends about one in five to review. */
 export function payment(i: number): { key: string; value: string } {
   return { key: `c${i % CUSTOMERS}`, value: `c${i % CUSTOMERS},${(i * 37) % 1_300}` };
+}
+
+/** What the output must hold: each customer's payments scored, in input order, each once. */
+export function expectedScores(payments: number): Map<string, string[]> {
+  const expected = new Map<string, string[]>();
+  for (let i = 0; i < payments; i++) {
+    const { key, value } = payment(i);
+    const { score, decision } = scorePayment(value);
+    expected.set(key, [...(expected.get(key) ?? []), `${value},${score},${decision}`]);
+  }
+  return expected;
 }
 
 export async function runPaymentScoring(run: PaymentScoringRun): Promise<PaymentScoringResult> {
