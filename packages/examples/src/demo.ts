@@ -1,13 +1,15 @@
-// `npm run demo -- [word-count | page-views | enrichment | avro] [flags]`: runs one example end to end (word count when
+// `npm run demo -- [word-count | page-views | enrichment | payment-scoring | avro] [flags]`: runs one example end to end (word count when
 // no name is given) and exits non-zero when its output is wrong.
 import { enrichmentDemo } from './enrichment/demo.ts';
 import { pageViewsDemo } from './page-views/demo.ts';
+import { paymentScoringDemo } from './payment-scoring/demo.ts';
 import { wordCountDemo } from './word-count/demo.ts';
 
 const DEMOS: Record<string, (argv: readonly string[]) => Promise<unknown>> = {
   'word-count': wordCountDemo,
   'page-views': pageViewsDemo,
   enrichment: enrichmentDemo,
+  'payment-scoring': paymentScoringDemo,
   // Loaded only when asked for: it brings the registry serdes and their libraries.
   avro: () => import('./avro/demo.ts'),
 };

@@ -12,6 +12,8 @@ export interface MetricsSources {
   state(): string;
   /** Each running task's input partitions and the position its processing reached. */
   positions(): Array<{ taskId: string; topic: string; partition: number; position: number }>;
+  /** Records in flight in each running task with async operators (StreamTask.asyncMetrics). */
+  asyncInFlight(): Array<{ taskId: string; inFlight: number }>;
 }
 
 export const APP_STATES = [
@@ -153,6 +155,45 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     'Rollbacks to the last commit (kstreams)',
     ['thread_id', 'task_id'],
     perTask((set, id, v) => set({ ...thread, task_id: id }, v.rollbacksTotal)),
+  );
+
+  // Async operators (issue 41): in flight now, per running task; the calls' counts and ms from the
+  // recorder, kept per task as the task metrics above.
+  gauge(
+    `${k}async_in_flight`,
+    'Records taken by the async operators of the task and not yet released (at most maxInFlight each)',
+    ['thread_id', 'task_id'],
+    (set) => {
+      for (const a of src.asyncInFlight()) set({ ...thread, task_id: a.taskId }, a.inFlight);
+    },
+  );
+  const asyncTasks = (read: (set: Parameters<Read>[0], id: string, v: ReturnType<typeof r.task>) => void) =>
+    perTask((set, id, v) => {
+      if (v.asyncCalls.total > 0) read(set, id, v);
+    });
+  counter(
+    `${k}async_calls_total`,
+    'Calls of the async operators of the task finished (a result, an error or a timeout)',
+    ['thread_id', 'task_id'],
+    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncCalls.total)),
+  );
+  counter(
+    `${k}async_timeouts_total`,
+    'Calls of the async operators of the task that ran past their timeoutMs',
+    ['thread_id', 'task_id'],
+    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncTimeoutsTotal)),
+  );
+  gauge(
+    `${k}async_latency_avg`,
+    'Average ms of a call of an async operator of the task, from its start to its result',
+    ['thread_id', 'task_id'],
+    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncCalls.avg())),
+  );
+  gauge(
+    `${k}async_latency_max`,
+    'Largest ms of a call of an async operator of the task',
+    ['thread_id', 'task_id'],
+    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncCalls.max())),
   );
 
   gauge(

@@ -1,6 +1,7 @@
 // What the runtime records, at Kafka Streams' levels (thread, task, store, restore, transactions),
 // in plain numbers and sensors that the Prometheus registry reads at scrape time. Each call is a
-// few additions on a per-batch or per-commit path; none runs per record.
+// few additions on a per-batch or per-commit path; only asyncCalled runs per record (per call of
+// an async operator, which costs far more than its few additions).
 import type { MetricsRecordingLevel } from '../config/streams-config.ts';
 import { Sensor } from './sensor.ts';
 
@@ -12,6 +13,9 @@ export interface TaskMetricsValues {
   rollbacksTotal: number;
   /** When the task's last commit succeeded (ms since the epoch), 0 if never. */
   lastCommitMs: number;
+  /** Finished calls of the task's async operators, with their ms (total: calls since the task began here). */
+  readonly asyncCalls: Sensor;
+  asyncTimeoutsTotal: number;
 }
 
 export interface RestoreProgress {
@@ -70,6 +74,8 @@ export class StreamsMetricsRecorder {
         droppedRecordsTotal: 0,
         rollbacksTotal: 0,
         lastCommitMs: 0,
+        asyncCalls: new Sensor(),
+        asyncTimeoutsTotal: 0,
       };
       this.tasks.set(taskId, t);
     }
@@ -94,6 +100,14 @@ export class StreamsMetricsRecorder {
   /** `records` of one processing turn of a task were processed under enforced processing. */
   enforcedProcessing(taskId: string, records: number): void {
     if (this.enabled && records > 0) this.task(taskId).enforcedProcessing.count(records);
+  }
+
+  /** A call of an async operator of the task finished after `ms` (a timeout when `timedOut`). */
+  asyncCalled(taskId: string, ms: number, timedOut: boolean): void {
+    if (!this.enabled) return;
+    const t = this.task(taskId);
+    t.asyncCalls.record(1, ms);
+    if (timedOut) t.asyncTimeoutsTotal++;
   }
 
   punctuated(punctuators: number): void {

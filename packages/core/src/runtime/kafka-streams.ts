@@ -132,6 +132,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
             position: rt.processedPosition(p.topic, p.partition),
           })),
         ),
+      asyncInFlight: () => this.asyncInFlight(),
     });
   }
 
@@ -205,7 +206,16 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   }
 
   metrics(): Readonly<StreamsMetrics> {
-    return { ...this.metricsValues };
+    const asyncInFlight = this.asyncInFlight().reduce((n, t) => n + t.inFlight, 0);
+    return { ...this.metricsValues, asyncInFlight };
+  }
+
+  /** Each running task with async operators and its records in flight. */
+  private asyncInFlight(): Array<{ taskId: string; inFlight: number }> {
+    return (this.thread?.runningTasks() ?? []).flatMap((rt) => {
+      const m = rt.task.asyncMetrics();
+      return m === undefined ? [] : [{ taskId: rt.id, inFlight: m.inFlight }];
+    });
   }
 
   setUncaughtExceptionHandler(handler: StreamsUncaughtExceptionHandler): void {

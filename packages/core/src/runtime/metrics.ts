@@ -14,6 +14,12 @@ export interface StreamsMetrics {
    * (maxTaskIdleMs) was over: Kafka Streams' enforced-processing-total, over all tasks.
    */
   enforcedProcessing: number;
+  /** Calls of async operators (mapValuesAsync, processAsync, ...) finished: a result, an error or a timeout. */
+  asyncCompleted: number;
+  /** Calls of async operators that ran past their `timeoutMs`. */
+  asyncTimeouts: number;
+  /** Records taken by async operators and not yet released, now, over the running tasks. */
+  asyncInFlight: number;
 }
 
 export function newMetrics(): StreamsMetrics {
@@ -27,5 +33,8 @@ export function newMetrics(): StreamsMetrics {
     restoredRecords: 0,
     stalledTasks: 0,
     enforcedProcessing: 0,
+    asyncCompleted: 0,
+    asyncTimeouts: 0,
+    asyncInFlight: 0,
   };
 }

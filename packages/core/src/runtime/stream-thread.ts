@@ -12,9 +12,6 @@ import { TaskWatchdog } from './task-watchdog.ts';
 
 export type { StreamThreadDeps } from './task-manager.ts';
 
-/** Output of async operators sent by a wake-up once this many records wait (else at the tick). */
-const ASYNC_FLUSH_RECORDS = 500;
-
 export class StreamThread {
   private readonly mutex = new Mutex((label, heldMs) =>
     this.log.warn({ section: label, heldMs }, 'stream thread busy for long; the consumer is not polling'),
@@ -179,11 +176,10 @@ export class StreamThread {
       // group rebalances: kafkajs fetches nothing then, so the partition waited for cannot bring
       // its data, and processing the others alone would close a join's windows too early.
       if (t.partitionGroup.numBuffered > 0 && !this.rebalancing) {
-        if ((await this.processing.processTask(t, now)) === 'failed' || !(await this.processing.flushTask(t)))
-          continue;
+        if ((await this.processing.processTask(t, now)) === 'failed') continue;
       }
-      // Output of async operators that finished since: sent now rather than at the commit.
-      else if (t.collector.size > 0 && !(await this.processing.flushTask(t))) continue;
+      // Output of async operators (and records just processed): in batches while calls are in flight.
+      if (!(await this.processing.flushDue(t, now))) continue;
       await t.punctuateWallClock(now);
     }
     this.processing.resumeDrained();
@@ -211,9 +207,8 @@ export class StreamThread {
           if ((await this.processing.processTask(rt, Date.now())) === 'failed') return;
         }
         // Not a send per finished record (each awaits the broker, in the thread's section): the
-        // output goes when it is a batch, when the task has nothing left in flight, or at the tick.
-        if (rt.collector.size >= ASYNC_FLUSH_RECORDS || !rt.task.hasInFlight())
-          await this.processing.flushTask(rt);
+        // output goes when it is a batch, when the task has nothing left in flight, or after 1 s.
+        await this.processing.flushDue(rt, Date.now());
         this.processing.resumeDrained();
       }, 'async progress')
       .catch((e) => this.fatal(e));

@@ -59,6 +59,8 @@ export class TaskRuntime implements ActiveTask {
   readonly task: StreamTask;
   readonly producer: TaskProducer;
   readonly collector: BufferingRecordCollector;
+  /** When flush() last sent output (the async operators' flush rule, task-processing.ts' outputDue). */
+  lastSendMs = Date.now();
   readonly inputPartitions: Array<{ topic: string; partition: number }>;
   state: TaskState = 'created';
   checkpoint: CheckpointEntry[] = [];
@@ -106,6 +108,11 @@ export class TaskRuntime implements ActiveTask {
       },
       onPunctuate: (punctuators) => deps.recorder.punctuated(punctuators),
       ...(deps.onAsyncProgress === undefined ? {} : { onAsyncProgress: () => deps.onAsyncProgress?.(id) }),
+      onAsyncCall: (ms, timedOut) => {
+        metrics.asyncCompleted++;
+        if (timedOut) metrics.asyncTimeouts++;
+        deps.recorder.asyncCalled(id, ms, timedOut);
+      },
       onOperatorDrop: () => deps.recorder.dropped(id),
       errorHandling: {
         handlers: config.exceptionHandlers,
@@ -331,6 +338,7 @@ export class TaskRuntime implements ActiveTask {
    */
   async flush(): Promise<void> {
     if (this.collector.size === 0) return;
+    this.lastSendMs = Date.now();
     const output = this.collector.drain();
     // The at_least_once producer is shared by the thread's tasks: a failed send must fail the
     // task that made it, so it is awaited here.

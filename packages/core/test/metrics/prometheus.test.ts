@@ -10,6 +10,7 @@ type Level = 'off' | 'info' | 'debug';
 function setup(
   level: Level,
   positions: Array<{ taskId: string; topic: string; partition: number; position: number }> = [],
+  asyncInFlight: Array<{ taskId: string; inFlight: number }> = [],
 ) {
   const recorder = new StreamsMetricsRecorder(level);
   let state = 'RUNNING';
@@ -19,6 +20,7 @@ function setup(
     recorder,
     state: () => state,
     positions: () => positions,
+    asyncInFlight: () => asyncInFlight,
   });
   const scrape = async () => {
     const text = await registry.metrics();
@@ -96,6 +98,30 @@ describe('the Prometheus registry', () => {
     expect(s.value('kstreams_consumer_records_lag', { topic: 'in', partition: 1 })).toBe(0);
     // Partition 2 was never fetched: no sample rather than a made-up 0.
     expect(s.count('kstreams_consumer_records_lag')).toBe(2);
+  });
+
+  it('reports async operators per task: in flight now, calls, timeouts, latency; none for tasks without calls', async () => {
+    const { recorder: r, scrape } = setup(
+      'info',
+      [],
+      [
+        { taskId: '0_0', inFlight: 12 },
+        { taskId: '0_1', inFlight: 0 },
+      ],
+    );
+    r.asyncCalled('0_0', 20, false);
+    r.asyncCalled('0_0', 40, false);
+    r.asyncCalled('0_0', 100, true);
+    r.processed('0_2', 10, 1); // a task without async calls
+    const s = await scrape();
+    expect(s.value('kstreams_stream_task_async_in_flight', { task_id: '0_0' })).toBe(12);
+    expect(s.value('kstreams_stream_task_async_in_flight', { task_id: '0_1' })).toBe(0);
+    expect(s.value('kstreams_stream_task_async_calls_total', { task_id: '0_0' })).toBe(3);
+    expect(s.value('kstreams_stream_task_async_timeouts_total', { task_id: '0_0' })).toBe(1);
+    expect(s.value('kstreams_stream_task_async_latency_avg', { task_id: '0_0' })).toBeCloseTo(160 / 3, 5);
+    expect(s.value('kstreams_stream_task_async_latency_max', { task_id: '0_0' })).toBe(100);
+    expect(s.count('kstreams_stream_task_async_calls_total')).toBe(1);
+    expect(s.count('kstreams_stream_task_async_latency_avg')).toBe(1);
   });
 
   it('reports a restore as it goes and when it is done, and the app state as a one-hot gauge', async () => {

@@ -16,6 +16,7 @@ import { Stores } from '../../src/state/index.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
 
 const silent = pino({ level: 'silent' });
+const continueOnError = { ...defaultExceptionHandlers, processing: () => 'continue' as const };
 const str = { keySerde: Serdes.String(), valueSerde: Serdes.String() };
 
 /** Calls that finish when the test says so, by value. */
@@ -208,7 +209,10 @@ describe('async processors in a StreamTask', () => {
         return 'continue' as const;
       },
     };
-    const t = await task(calls, { timeoutMs: 20 }, { errorHandling: { handlers } });
+    // The runtime's metrics hook: each finished call with its ms and whether it timed out.
+    const finished: Array<{ ms: number; timedOut: boolean }> = [];
+    const onAsyncCall = (ms: number, timedOut: boolean) => finished.push({ ms, timedOut });
+    const t = await task(calls, { timeoutMs: 20 }, { errorHandling: { handlers }, onAsyncCall });
     t.process(input(4, 'a', 'a1'));
     t.process(input(5, 'b', 'b1'));
     calls.finish('b1');
@@ -218,6 +222,8 @@ describe('async processors in a StreamTask', () => {
     expect(calls.signals.get('a1')?.aborted).toBe(true);
     expect(t.asyncMetrics()?.timeouts).toBe(1);
     expect(t.droppedRecordsTotal).toBe(1);
+    expect(finished.map((f) => f.timedOut)).toEqual([false, true]);
+    expect(finished[1]!.ms).toBeGreaterThanOrEqual(19);
   });
 
   it('a failed call fails the task (default handler) at its commit and at its next record', async () => {
@@ -239,6 +245,44 @@ describe('async processors in a StreamTask', () => {
     expect(() => topology(calls, { maxInFlight: 0 })).toThrow(ConfigError);
     expect(() => topology(calls, { timeoutMs: -1 })).toThrow(/timeoutMs must be/);
     expect(() => topology(calls, { ordering: 'offset' as never })).toThrow(/ordering must be/);
+  });
+
+  it('a signal read only after a timeout or a rollback is already aborted (made on first read)', async () => {
+    const builder = new StreamsBuilder();
+    const late: Array<{ value: string; call: { signal: AbortSignal } }> = [];
+    const pending = new Map<string, () => void>();
+    builder
+      .stream('in', str)
+      .mapValuesAsync(
+        async (value: string, _key, call) => {
+          await new Promise<void>((r) => pending.set(value, r));
+          late.push({ value, call });
+          return value;
+        },
+        { timeoutMs: 20 },
+      )
+      .to('out', str);
+    const t = new StreamTask({
+      ...base,
+      topology: builder.build(),
+      errorHandling: { handlers: continueOnError },
+    });
+    await t.initializeStores();
+    await t.initializeTopology();
+    t.process(input(0, 'a', 'a1'));
+    await new Promise((r) => setTimeout(r, 40));
+    pending.get('a1')!();
+    await tick();
+    const timedOut = late[0]!.call.signal;
+    expect(timedOut.aborted).toBe(true);
+    expect(timedOut.reason).toBeInstanceOf(AsyncTimeoutError);
+
+    t.process(input(1, 'b', 'b1'));
+    t.rollback();
+    pending.get('b1')!();
+    await tick();
+    expect(late[1]!.call.signal.aborted).toBe(true);
+    expect(String(late[1]!.call.signal.reason)).toMatch(/abandoned/);
   });
 });
 

@@ -5,8 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { StreamsMetricsRecorder } from '../../src/metrics/streams-metrics-recorder.ts';
 import { newMetrics } from '../../src/runtime/metrics.ts';
 import {
+  ASYNC_FLUSH_MS,
+  ASYNC_FLUSH_RECORDS,
   BATCH_SLICE,
   MAX_BUFFERED_PER_PARTITION,
+  outputDue,
   type ProcessingTask,
   TaskProcessing,
 } from '../../src/runtime/task-processing.ts';
@@ -117,5 +120,34 @@ describe('TaskProcessing', () => {
     const s = setup([task]);
     await s.processing.processBatch(fakeBatch('in', 0, 0, 3));
     expect(s.commitRequests()).toBe(1);
+  });
+
+  it('sends output at once without async calls in flight; with calls in flight in batches or after a second', () => {
+    expect(outputDue({ waiting: 0, inFlight: false, sinceSendMs: 60_000 })).toBe(false);
+    expect(outputDue({ waiting: 1, inFlight: false, sinceSendMs: 0 })).toBe(true);
+    expect(
+      outputDue({ waiting: ASYNC_FLUSH_RECORDS - 1, inFlight: true, sinceSendMs: ASYNC_FLUSH_MS - 1 }),
+    ).toBe(false);
+    expect(outputDue({ waiting: ASYNC_FLUSH_RECORDS, inFlight: true, sinceSendMs: 0 })).toBe(true);
+    expect(outputDue({ waiting: 1, inFlight: true, sinceSendMs: ASYNC_FLUSH_MS })).toBe(true);
+  });
+
+  it('flushDue flushes a task by that rule (the tick and the async wake-ups)', async () => {
+    const task = running(new FakeProcessingTask('0_0', [{ topic: 'in', partition: 0 }]));
+    const { processing } = setup([task]);
+    const state = { inFlight: true };
+    const rt = Object.assign(task, {
+      collector: { size: 10 },
+      task: { hasInFlight: () => state.inFlight },
+      lastSendMs: 5_000,
+    });
+    const flushes = () => task.calls.filter((c) => c === '0_0.flush').length;
+    expect(await processing.flushDue(rt, 5_000 + ASYNC_FLUSH_MS - 1)).toBe(true);
+    expect(flushes()).toBe(0);
+    expect(await processing.flushDue(rt, 5_000 + ASYNC_FLUSH_MS)).toBe(true);
+    expect(flushes()).toBe(1);
+    state.inFlight = false;
+    await processing.flushDue(rt, 5_001);
+    expect(flushes()).toBe(2);
   });
 });

@@ -2,7 +2,8 @@
 // key, or for a slot under maxInFlight), and the order their results leave in. Broker-free: the
 // task gives it an AsyncHost, the unit tests give it theirs.
 import { AsyncTimeoutError } from '../../errors.ts';
-import type { AsyncProcessor, ResolvedAsyncOptions } from '../async-processor.ts';
+import type { AsyncCall, AsyncProcessor, ResolvedAsyncOptions } from '../async-processor.ts';
+import type { RecordMetadata } from '../processor.ts';
 import type { Record } from '../record.ts';
 import type { InputRecord } from './records.ts';
 
@@ -19,6 +20,8 @@ export interface AsyncHost {
   fail(error: unknown, nodeName: string, input: InputRecord | undefined): void;
   /** Told when the lane becomes blocked or unblocked, or its record count reaches 0. */
   changed(lane: AsyncLane): void;
+  /** Told of each finished call (result, error or timeout): the runtime's latency and timeout metrics. */
+  called(latencyMs: number, timedOut: boolean): void;
   now(): number;
 }
 
@@ -53,6 +56,34 @@ export function keyIdentity(key: unknown): unknown {
   return `\u0000j${JSON.stringify(key)}`;
 }
 
+/**
+ * One call's `AsyncCall`. Its AbortController is made when the processor first reads `signal`:
+ * a controller and its signal (an EventTarget) cost about 6 µs and a good part of the GC per call,
+ * 11% of a 20 ms timer's records at maxInFlight 1,000 (bench/async-http.bench.ts, 2026-12-06).
+ * An abort before the first read is kept, so a signal read late is already aborted.
+ */
+class CallContext implements AsyncCall {
+  private controller: AbortController | undefined = undefined;
+  private reason: unknown = undefined;
+  private aborted = false;
+  constructor(readonly metadata: RecordMetadata | undefined) {}
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
 export class AsyncLane {
   /** Accepted and not yet released: waiting, running or done but held for the order. */
   size = 0;
@@ -65,7 +96,8 @@ export class AsyncLane {
   private order: Entry[] = [];
   /** Bumped when the lane abandons its records: calls of an earlier epoch are ignored. */
   private epoch = 0;
-  private readonly controllers = new Set<AbortController>();
+  /** The calls running, to abort when the lane abandons its records. */
+  private readonly calls = new Set<CallContext>();
   readonly stats: AsyncLaneStats = { completed: 0, latencyTotalMs: 0, latencyMaxMs: 0, timeouts: 0 };
   /** True while the lane forwards results: the only time its processor's context may forward. */
   emitting = false;
@@ -113,18 +145,16 @@ export class AsyncLane {
     this.running += 1;
     const epoch = this.epoch;
     const started = this.host.now();
-    const controller = new AbortController();
-    this.controllers.add(controller);
     const input = entry.input;
     const metadata =
       input === undefined
         ? undefined
         : { topic: input.topic, partition: input.partition, offset: input.offset };
+    const controller = new CallContext(metadata);
+    this.calls.add(controller);
     let call: Promise<Outputs>;
     try {
-      call = Promise.resolve(
-        this.processor.process(entry.record, { signal: controller.signal, metadata }),
-      ) as Promise<Outputs>;
+      call = Promise.resolve(this.processor.process(entry.record, controller)) as Promise<Outputs>;
     } catch (error) {
       call = Promise.reject(error);
     }
@@ -144,7 +174,7 @@ export class AsyncLane {
   private withTimeout(
     call: Promise<Outputs>,
     timeoutMs: number,
-    controller: AbortController,
+    controller: CallContext,
     input: InputRecord | undefined,
   ): Promise<Outputs> {
     return new Promise((resolve, reject) => {
@@ -172,16 +202,17 @@ export class AsyncLane {
   private settle(
     entry: Entry,
     started: number,
-    controller: AbortController,
+    controller: CallContext,
     outputs: Outputs,
     error: unknown,
   ): void {
-    this.controllers.delete(controller);
+    this.calls.delete(controller);
     this.running -= 1;
     const latency = this.host.now() - started;
     this.stats.completed += 1;
     this.stats.latencyTotalMs += latency;
     if (latency > this.stats.latencyMaxMs) this.stats.latencyMaxMs = latency;
+    this.host.called(latency, error instanceof AsyncTimeoutError);
     entry.done = true;
     entry.outputs = outputs;
     entry.error = error;
@@ -222,8 +253,8 @@ export class AsyncLane {
   /** Forgets every record (rollback, close): their calls are aborted and their results ignored. */
   abandon(): void {
     this.epoch += 1;
-    for (const controller of this.controllers) controller.abort(new Error('the task abandoned the record'));
-    this.controllers.clear();
+    for (const call of this.calls) call.abort(new Error('the task abandoned the record'));
+    this.calls.clear();
     this.tails.clear();
     this.ready = [];
     this.order = [];

@@ -28,6 +28,8 @@ export interface StreamTaskOptions extends StateOptions {
   onOperatorDrop?: () => void;
   /** An async operator at maxInFlight has room again, or all finished: give the task records, flush. */
   onAsyncProgress?: () => void;
+  /** Told of each finished call of an async operator (its ms; true for a timeout): the async metrics. */
+  onAsyncCall?: (latencyMs: number, timedOut: boolean) => void;
   /** Exception handlers (default: all fail) and the DLQ, drop counting, the sinks' size limit. */
   errorHandling?: ErrorHandlingOptions;
   logger?: Logger;

@@ -116,7 +116,8 @@ export class StreamTask implements TaskServices, SinkTarget {
     this.deserializer = this.errors.recordDeserializer((topic) => this.sources.get(topic)!.name);
     this.routing = new TaskRouting(this.idString, this.errors, this.work, current.get);
     const { errors, routing, now, options: o } = this;
-    this.asyncWork = new TaskAsyncWork({ current, errors, routing, now, onProgress: o.onAsyncProgress });
+    const asyncHooks = { onProgress: o.onAsyncProgress, onCall: o.onAsyncCall };
+    this.asyncWork = new TaskAsyncWork({ current, errors, routing, now, ...asyncHooks });
     const { point, work } = this;
     this.punctuator = new TaskPunctuator({ point, errors, routing, work, now, onPunctuate: o.onPunctuate });
     // The task's options hold the state manager's own (StateOptions) besides the task's.

@@ -27,6 +27,8 @@ export interface TaskAsyncHooks {
   now(): number;
   /** A full task has room again, or finished everything: the runtime may give it records, flush its output. */
   onProgress?: (() => void) | undefined;
+  /** Each finished call, for the runtime's metrics (StreamTaskOptions.onAsyncCall). */
+  onCall?: ((latencyMs: number, timedOut: boolean) => void) | undefined;
 }
 
 export class TaskAsyncWork implements AsyncHost {
@@ -114,6 +116,10 @@ export class TaskAsyncWork implements AsyncHost {
       if (this.inFlight === 0) this.wake();
       this.hooks.onProgress?.();
     }
+  }
+
+  called(latencyMs: number, timedOut: boolean): void {
+    this.hooks.onCall?.(latencyMs, timedOut);
   }
 
   now(): number {
