@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Two projects: unit tests need nothing but Node; integration tests (*.int.test.ts) get a real
-// Kafka broker from scripts/test/global-setup.ts.
+// Kafka broker from scripts/test/global-setup.ts, and a folder where the packages are packed once
+// per run for the tests that install them (scripts/test/pack-setup.ts).
 export default defineConfig({
   test: {
     projects: [
@@ -27,7 +28,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['packages/*/test/**/*.int.test.ts', 'scripts/**/*.int.test.ts'],
-          globalSetup: ['scripts/test/global-setup.ts'],
+          globalSetup: ['scripts/test/global-setup.ts', 'scripts/test/pack-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
           // One broker and two cores: files run one after another so timings stay sane.

@@ -68,6 +68,17 @@ export function topicsForThisFile() {
     cleanUpPrefix(prefix: string) {
       prefixes.add(prefix);
     },
+    /**
+     * An app's input and output topics (`<name>-in`, `<name>-out`, made unique) and its
+     * application id (`<name>-app`, unique), whose internal topics and group go after the file.
+     */
+    async forApp(name: string, inputPartitions: number, outputPartitions = inputPartitions) {
+      const input = await this.create(`${name}-in`, inputPartitions);
+      const output = await this.create(`${name}-out`, outputPartitions);
+      const applicationId = uniqueName(`${name}-app`);
+      this.cleanUpPrefix(applicationId);
+      return { input, output, applicationId };
+    },
   };
 }
 

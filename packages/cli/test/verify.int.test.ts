@@ -152,10 +152,7 @@ describe('kstreams verify', () => {
 
   it('passes on the output of an exactly_once word count SIGKILLed mid-run', async () => {
     await prepareChildApp();
-    const input = await topics.create('verify-eos-in', 2);
-    const output = await topics.create('verify-eos-out', 2);
-    const applicationId = uniqueName('verify-eos-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('verify-eos', 2);
     const lines = makeLines(20_000, 3, 21);
     await produce(
       input,

@@ -2,14 +2,15 @@
 // a project that depends on the packed kstreams packages; npm installs it, its own tests pass, tsc
 // builds it, and `node dist/main.js` counts words against the broker and closes on SIGTERM.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packAll } from '../../../scripts/pack/pack-all.ts';
 import { readTarball } from '../../../scripts/pack/tarball-contents.ts';
-import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
+import { testBrokers, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
+import { packedTarballs } from '../../../scripts/test/packed.ts';
+import { lastCounts, produce, type ReadRecord, readTopic } from '../../core/test/runtime/kafka-helpers.ts';
 
 const run = promisify(execFile);
 const PACKAGE_DIR = join(import.meta.dirname, '..');
@@ -87,8 +88,10 @@ describe('npm create kstreams, from the packed tarballs', () => {
 
   beforeAll(async () => {
     tarballs = await timed('pack', async () => {
+      // The kstreams packages as this run packed them (once, for this file and the consumer test).
+      const packed: Record<string, string> = packedTarballs();
       const packs = join(work, 'packs');
-      const packed: Record<string, string> = packAll(packs);
+      mkdirSync(packs);
       // create-kstreams is plain JavaScript, packed as it is, by the same pnpm as the others.
       const pnpm = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).packageManager;
       const { stdout } = await run('npx', ['--yes', pnpm, 'pack', '--json', '--pack-destination', packs], {
@@ -215,31 +218,23 @@ describe('npm create kstreams, from the packed tarballs', () => {
     const truth = new Map<string, number>();
     for (const word of lines.flatMap(wordsOf)) truth.set(word, (truth.get(word) ?? 0) + 1);
 
-    const kafka = testKafka('starter-int');
-    const producer = kafka.producer();
-    await producer.connect();
-    await producer.send({ topic: input, acks: -1, messages: lines.map((value) => ({ key: null, value })) });
-    await producer.disconnect();
+    await produce(
+      input,
+      lines.map((value) => ({ key: null, value })),
+    );
 
     // The latest count of each word, read_committed as a downstream consumer of an
     // exactly_once_v2 app reads them; counts only grow, so they settle on the truth.
-    const latest = new Map<string, number>();
-    const consumer = kafka.consumer({ groupId: `${applicationId}-reader`, maxWaitTimeInMs: 100 });
-    await consumer.connect();
-    await consumer.subscribe({ topic: output, fromBeginning: true });
-    const settled = new Promise<void>((resolve) => {
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          latest.set(message.key!.toString(), Number(message.value!.readBigInt64BE(0)));
-          if (latest.size === truth.size && [...truth].every(([w, n]) => latest.get(w) === n)) resolve();
-        },
-      });
-    });
-    try {
-      await within(90_000, 'the counts settling on the truth', exitedEarly, () => settled);
-    } finally {
-      await consumer.disconnect();
-    }
+    const settled = (records: ReadRecord[]) => {
+      const counts = lastCounts(records);
+      return counts.size === truth.size && [...truth].every(([w, n]) => counts.get(w) === n);
+    };
+    const records = await within(90_000, 'the counts settling on the truth', exitedEarly, () =>
+      readTopic(output, (r) => settled(r) || child.exitCode !== null || child.signalCode !== null, {
+        timeoutMs: 90_000,
+      }),
+    );
+    const latest = lastCounts(records);
     expect(latest).toEqual(truth);
     // Every line is "<word> and <word>, line <n>!": five words.
     expect([...latest.values()].reduce((a, b) => a + b, 0)).toBe(5 * lines.length);

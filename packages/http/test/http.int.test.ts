@@ -3,7 +3,7 @@
 
 import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
+import { testBrokers, testKafka, topicsForThisFile } from '../../../scripts/test/kafka.ts';
 import { type InstanceStatus, startHttpServer } from '../src/index.ts';
 
 const topics = topicsForThisFile();
@@ -30,10 +30,7 @@ describe('the kstreams HTTP plugin', () => {
   });
 
   it('answers /health 503 until RUNNING, 200 then, 503 after the app fails; /metrics and /status describe it', async () => {
-    const input = await topics.create('http-in', 2);
-    const output = await topics.create('http-out', 2);
-    const applicationId = uniqueName('http-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('http', 2);
     const builder = new StreamsBuilder();
     builder
       .stream(input, { keySerde: Serdes.String(), valueSerde: strictUtf8 })

@@ -46,10 +46,7 @@ describe('the status page', () => {
   });
 
   it('shows both instances of a word count, their tasks and the topology, in headless Chromium', async () => {
-    const input = await topics.create('page-in', 4);
-    const output = await topics.create('page-out', 4);
-    const applicationId = uniqueName('page-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('page', 4);
     for (let i = 0; i < 2; i++) {
       let app: KafkaStreams | undefined;
       const server = await startHttpServer({ app: () => app, port: 0, host: '127.0.0.1' });

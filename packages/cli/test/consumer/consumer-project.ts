@@ -1,14 +1,16 @@
 // A project outside the workspace that depends on the packed packages as a user's would: the
-// tarballs from scripts/pack/pack-all.ts installed with npm (not pnpm) under os.tmpdir(), with the
-// files of app/ (JavaScript, CommonJS and strict TypeScript services) and TypeScript to compile.
+// tarballs from scripts/pack/pack-all.ts (packed once per run, scripts/test/packed.ts) installed
+// with npm (not pnpm) under os.tmpdir(), with the files of app/ (JavaScript, CommonJS and strict
+// TypeScript services) and TypeScript to compile.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { type PublishedName, packAll } from '../../../../scripts/pack/pack-all.ts';
+import type { PublishedName } from '../../../../scripts/pack/pack-all.ts';
 import { readTarball, tarballProblems } from '../../../../scripts/pack/tarball-contents.ts';
+import { packedTarballs } from '../../../../scripts/test/packed.ts';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const run = promisify(execFile);
@@ -20,11 +22,11 @@ export const NPM_INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offl
 export const TSX = `tsx@${workspaceVersion('tsx')}`;
 
 export interface ConsumerProject {
-  /** The temporary folder holding the tarballs and the project; removed after the test. */
+  /** The temporary folder holding the project; removed after the test (the tarballs after the run). */
   root: string;
   dir: string;
   tarballs: Record<PublishedName, string>;
-  /** Seconds each step took: pack (with the build), npm install. */
+  /** Seconds each step took: pack (with the build; ~0 when an earlier file packed), npm install. */
   timings: Record<string, number>;
 }
 
@@ -49,7 +51,7 @@ async function fillProject(root: string): Promise<ConsumerProject> {
   let t = performance.now();
   // KSTREAMS_PACK_BUILD=0 packs what dist/ holds now: to see what this test says of a package that
   // was built wrong or not at all (delete a dist/ first).
-  const tarballs = packAll(join(root, 'tarballs'), { build: process.env.KSTREAMS_PACK_BUILD !== '0' });
+  const tarballs = packedTarballs();
   timings.pack = (performance.now() - t) / 1000;
   // Installing and running packages that cannot work would only bury the reason under later failures.
   const problems = Object.entries(tarballs).flatMap(([name, tarball]) => {

@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLISHED, type PublishedName } from '../../../../scripts/pack/pack-all.ts';
 import { readTarball, tarballProblems } from '../../../../scripts/pack/tarball-contents.ts';
-import { testBrokers, topicsForThisFile, uniqueName } from '../../../../scripts/test/kafka.ts';
+import { testBrokers, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { lastCounts, produce, readTopic, tempStateDir } from '../../../core/test/runtime/kafka-helpers.ts';
 import { countWords, makeLines } from '../../../core/test/runtime/text-fixtures.ts';
 import type { LagRow } from '../../src/ops/lag.ts';
@@ -30,10 +30,7 @@ let project: ConsumerProject;
 
 /** Starts a word-count service, feeds it the lines and waits for its counts on the output topic. */
 async function countWordsWith(label: string, args: string[]) {
-  const input = await topics.create(`consumer-${label}-in`, 2);
-  const output = await topics.create(`consumer-${label}-out`, 2);
-  const applicationId = uniqueName(`consumer-${label}`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`consumer-${label}`, 2);
   const service = await startService(project.dir, args, {
     BROKERS: brokers,
     INPUT: input,

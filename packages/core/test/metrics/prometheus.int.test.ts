@@ -6,14 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams } from '../../src/index.ts';
 import { wordCount } from '../runtime/fixtures/word-count-topology.ts';
-import {
-  produce,
-  stopAfterEach,
-  tempStateDir,
-  testBrokers,
-  uniqueName,
-  waitFor,
-} from '../runtime/kafka-helpers.ts';
+import { produce, stopAfterEach, tempStateDir, testBrokers, waitFor } from '../runtime/kafka-helpers.ts';
 import { committedLag } from '../runtime/lag.ts';
 import { makeLines } from '../runtime/text-fixtures.ts';
 
@@ -54,10 +47,7 @@ async function scrape(app: KafkaStreams) {
 
 describe('Prometheus metrics of a running word count', () => {
   it('reports processing, commits, transactions, lag per partition, state and restores', async () => {
-    const input = await topics.create('metrics-in', 4);
-    const output = await topics.create('metrics-out', 4);
-    const applicationId = uniqueName('metrics-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('metrics', 4);
     const stateDir = tempStateDir();
     const newApp = (recordingLevel: 'info' | 'debug' = 'info') => {
       const app = new KafkaStreams(wordCount(input, output), {

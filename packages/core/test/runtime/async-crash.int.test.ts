@@ -2,25 +2,14 @@
 // all go through mapValuesAsync, SIGKILLed and restarted while calls are in flight. Under
 // exactly_once every input record's result is in the output once, and each key's results are in
 // its input order; under at_least_once none is lost.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
-import { ChildApp, prepareChildApp } from './child-app.ts';
-import {
-  produce,
-  type ReadRecord,
-  readTopic,
-  stopAfterEach,
-  testBrokers,
-  uniqueName,
-} from './kafka-helpers.ts';
+import { childAppsForThisFile, killAndRestart } from './child-app.ts';
+import { produce, type ReadRecord, readTopic } from './kafka-helpers.ts';
 import { prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
-const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(() => prepareChildApp());
+const children = childAppsForThisFile();
 
 const KEYS = 40;
 const RECORDS = Number(process.env.ASYNC_KILL_RECORDS ?? 16_000);
@@ -40,17 +29,13 @@ function sequences(records: ReadRecord[]): Map<string, number[]> {
 
 async function killRun(guarantee: 'exactly_once' | 'exactly_once_v2' | 'at_least_once') {
   const tag = { exactly_once: 'eos', exactly_once_v2: 'eos2', at_least_once: 'alo' }[guarantee];
-  const input = await topics.create(`async-kill-${tag}-in`, 4);
-  const output = await topics.create(`async-kill-${tag}-out`, 4);
-  const applicationId = uniqueName(`async-kill-${tag}`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`async-kill-${tag}`, 4);
   // Key k's records carry 0, 1, 2, ... in input order.
   await produce(
     input,
     Array.from({ length: RECORDS }, (_, i) => ({ key: `k${i % KEYS}`, value: String(Math.floor(i / KEYS)) })),
   );
   const env = {
-    KAFKA_BROKERS: testBrokers().join(','),
     APPLICATION_ID: applicationId,
     INPUT_TOPIC: input,
     OUTPUT_TOPIC: output,
@@ -58,21 +43,9 @@ async function killRun(guarantee: 'exactly_once' | 'exactly_once_v2' | 'at_least
     PROCESSING_GUARANTEE: guarantee,
     COMMIT_INTERVAL_MS: guarantee === 'at_least_once' ? '1000' : '100',
   };
-  const apps = [0, 1, 2].map(() => {
-    const app = new ChildApp({ ...env, STATE_DIR: mkdtempSync(join(tmpdir(), 'kstreams-async-')) });
-    children.push(app);
-    return app.start();
-  });
+  const apps = [0, 1, 2].map(() => children.create(env).start());
   const rand = prng(guarantee === 'at_least_once' ? 3 : 5);
-  let kills = 0;
-  for (let round = 0; round < 3; round++) {
-    await new Promise((r) => setTimeout(r, 3000 + rand() * 2000));
-    const victim = apps[Math.floor(rand() * apps.length)]!;
-    await victim.kill();
-    kills++;
-    await new Promise((r) => setTimeout(r, 500 + rand() * 1000));
-    victim.start();
-  }
+  const kills = await killAndRestart(apps, rand, { rounds: 3, pause: [3000, 2000], down: [500, 1000] });
   const perKey = RECORDS / KEYS;
   const records = await readTopic(
     output,

@@ -5,7 +5,9 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { beforeAll } from 'vitest';
 import { bundleEntry } from '../../../../scripts/test/bundle.ts';
+import { stopAfterEach, tempStateDir, testBrokers } from './kafka-helpers.ts';
 
 /** Call once (e.g. in beforeAll) before starting ChildApps: compiles the fixture app. */
 export async function prepareChildApp(fixture = 'word-count-app.ts'): Promise<void> {
@@ -13,6 +15,23 @@ export async function prepareChildApp(fixture = 'word-count-app.ts'): Promise<vo
 }
 let script: string | undefined;
 let children = 0;
+
+/**
+ * The child apps of a test file: the fixture compiled before its tests, and every app `create`d
+ * killed after each test. Call at the top of the file.
+ */
+export function childAppsForThisFile(fixture?: string) {
+  beforeAll(() => prepareChildApp(fixture));
+  const apps = stopAfterEach((app: ChildApp) => app.kill());
+  return {
+    /** A ChildApp (not started) on the test broker with a state directory of its own unless `env` names one. */
+    create(env: Record<string, string>): ChildApp {
+      const app = new ChildApp({ KAFKA_BROKERS: testBrokers().join(','), STATE_DIR: tempStateDir(), ...env });
+      apps.push(app);
+      return app;
+    },
+  };
+}
 
 export interface AppEvent {
   event: string;
@@ -109,4 +128,30 @@ export class ChildApp {
     }
     return result;
   }
+}
+
+/** A pause of `min` ms plus up to `spread` ms more, drawn from the test's seeded generator. */
+export type Pause = readonly [min: number, spread: number];
+
+/**
+ * The crash tests' chaos: `rounds` times, after a `pause`, SIGKILLs a random one of `apps` and
+ * starts it again (same state directory, as after a crash) after `down`. Draws from `rand` in
+ * that order (pause, victim, down), so that a seed gives the same schedule. Returns the kills.
+ */
+export async function killAndRestart(
+  apps: ChildApp[],
+  rand: () => number,
+  { rounds, pause, down }: { rounds: number; pause: Pause; down: Pause },
+): Promise<number> {
+  const sleep = ([min, spread]: Pause) => new Promise((r) => setTimeout(r, min + rand() * spread));
+  let kills = 0;
+  for (let round = 0; round < rounds; round++) {
+    await sleep(pause);
+    const victim = apps[Math.floor(rand() * apps.length)]!;
+    await victim.kill();
+    kills++;
+    await sleep(down);
+    victim.start();
+  }
+  return kills;
 }

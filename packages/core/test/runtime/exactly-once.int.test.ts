@@ -6,24 +6,14 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readCheckpoint } from '@kstreams/state-store';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testKafka, topicsForThisFile } from '../../../../scripts/test/kafka.ts';
-import { ChildApp, prepareChildApp } from './child-app.ts';
-import {
-  countSequences,
-  produce,
-  type ReadRecord,
-  readTopic,
-  stopAfterEach,
-  testBrokers,
-  uniqueName,
-  waitFor,
-} from './kafka-helpers.ts';
+import { type ChildApp, childAppsForThisFile, killAndRestart } from './child-app.ts';
+import { countSequences, produce, type ReadRecord, readTopic, waitFor } from './kafka-helpers.ts';
 import { countWords, makeLines, prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
-const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(() => prepareChildApp());
+const children = childAppsForThisFile();
 
 interface Setup {
   input: string;
@@ -34,10 +24,7 @@ interface Setup {
 }
 
 async function setUp(name: string, lines: string[]): Promise<Setup> {
-  const input = await topics.create(`${name}-in`, 4);
-  const output = await topics.create(`${name}-out`, 4);
-  const applicationId = uniqueName(`${name}-app`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`${name}`, 4);
   await produce(
     input,
     lines.map((value, i) => ({ key: String(i), value })),
@@ -48,17 +35,13 @@ async function setUp(name: string, lines: string[]): Promise<Setup> {
 }
 
 function instance(s: Setup, env: Record<string, string> = {}): ChildApp {
-  const app = new ChildApp({
-    KAFKA_BROKERS: testBrokers().join(','),
+  return children.create({
     APPLICATION_ID: s.applicationId,
     INPUT_TOPIC: s.input,
     OUTPUT_TOPIC: s.output,
-    STATE_DIR: mkdtempSync(join(tmpdir(), 'kstreams-eos-')),
     PROCESSING_GUARANTEE: 'exactly_once',
     ...env,
   });
-  children.push(app);
-  return app;
 }
 
 /** Every word's counts are exactly 1, 2, …, n with n the true count: no repeat, no gap, no loss. */
@@ -97,13 +80,7 @@ async function killTest(guarantee: Guarantee) {
   const apps = [instance(s, env).start(), instance(s, env).start(), instance(s, env).start()];
   const rand = prng(guarantee === 'at_least_once' ? 11 : 7);
   // Kill a random instance every few seconds while input is being processed, then restart it.
-  for (let round = 0; round < 4; round++) {
-    await new Promise((r) => setTimeout(r, 4000 + rand() * 3000));
-    const victim = apps[Math.floor(rand() * apps.length)]!;
-    await victim.kill();
-    await new Promise((r) => setTimeout(r, 500 + rand() * 1500));
-    victim.start();
-  }
+  await killAndRestart(apps, rand, { rounds: 4, pause: [4000, 3000], down: [500, 1500] });
   return { s, apps };
 }
 

@@ -2,27 +2,15 @@
 // still forming and while it rebalances, input keeps arriving in chunks, and afterwards every input
 // and repartition partition's committed offset must reach the end of its log within a bounded time:
 // a task that stops committing while its app says RUNNING fails this test.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
-import { ChildApp, prepareChildApp } from './child-app.ts';
-import {
-  countSequences,
-  highestCounts,
-  produce,
-  readTopic,
-  stopAfterEach,
-  testBrokers,
-  uniqueName,
-} from './kafka-helpers.ts';
+import { childAppsForThisFile } from './child-app.ts';
+import { countSequences, highestCounts, produce, readTopic } from './kafka-helpers.ts';
 import { committedLag } from './lag.ts';
 import { countWords, makeLines, prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
-const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(() => prepareChildApp());
+const children = childAppsForThisFile();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,14 +21,10 @@ type Guarantee = 'at_least_once' | 'exactly_once';
 
 async function chaos(guarantee: Guarantee, instances: number, seed: number) {
   const tag = `${guarantee === 'exactly_once' ? 'eos' : 'alo'}${instances}`;
-  const input = await topics.create(`live-${tag}-in`, 8);
-  const output = await topics.create(`live-${tag}-out`, 4);
-  const applicationId = uniqueName(`live-${tag}-app`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`live-${tag}`, 8, 4);
   const lines = makeLines(24_000, 3, seed);
   const chunks = 8;
   const env = {
-    KAFKA_BROKERS: testBrokers().join(','),
     APPLICATION_ID: applicationId,
     INPUT_TOPIC: input,
     OUTPUT_TOPIC: output,
@@ -49,11 +33,7 @@ async function chaos(guarantee: Guarantee, instances: number, seed: number) {
     // often a task's only one after its last record, the commit that must not be lost.
     COMMIT_INTERVAL_MS: guarantee === 'exactly_once' ? '100' : '10000',
   };
-  const apps = Array.from({ length: instances }, () => {
-    const app = new ChildApp({ ...env, STATE_DIR: mkdtempSync(join(tmpdir(), `kstreams-${tag}-`)) });
-    children.push(app);
-    return app.start();
-  });
+  const apps = Array.from({ length: instances }, () => children.create(env).start());
   const rand = prng(seed);
   // Input in chunks while the group forms; the kills go on after the last chunk, so that some
   // tasks have processed all their input when a rebalance makes their commit fail.

@@ -1,43 +1,27 @@
 // Acknowledgements lost on the way: the broker writes the records (and, under exactly_once, may
 // commit the transaction) but the app never hears back, as when a connection drops or a broker
-// restarts with a request in flight. A proxy between the app and its own broker cuts the
+// restarts with a request in flight. A proxy between the app and the broker cuts the
 // connection instead of delivering those answers. The producer's sequence numbers are then behind
 // the broker's, and only a new producer gets past it: the app must recover by itself, with no
 // word lost under at_least_once and exact counts under exactly_once.
-import { Kafka, logLevel } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokerOptions, start, stop } from '../../../../scripts/kafka/broker.ts';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ApiKey, FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
+import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams, type ProcessingGuarantee } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
 import {
   countSequences,
-  createTopics,
   highestCounts,
   produce,
   readTopic,
   stopAfterEach,
   tempStateDir,
-  uniqueName,
+  testBrokers,
   waitFor,
 } from './kafka-helpers.ts';
 
-const opts = {
-  ...brokerOptions({ ...process.env, KAFKA_PORT: '19592' }),
-  clientListener: { port: 19594, advertisedPort: 19595 },
-};
-const proxy = new FaultProxy(19595, { host: opts.host, port: 19594 });
-const direct = new Kafka({ brokers: [`${opts.host}:${opts.port}`], logLevel: logLevel.NOTHING });
+const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
-
-beforeAll(async () => {
-  await start(opts, () => {});
-  await proxy.start();
-}, 180_000);
-afterAll(async () => {
-  await proxy.close();
-  await stop(opts, { clean: true });
-}, 60_000);
 
 const KEYS = Array.from({ length: 20 }, (_, i) => `k${i}`);
 const BATCHES = 12;
@@ -46,24 +30,24 @@ const PER_BATCH = 400;
 describe('acknowledgements lost on the way', () => {
   for (const guarantee of ['at_least_once', 'exactly_once', 'exactly_once_v2'] as ProcessingGuarantee[]) {
     it(`${guarantee}: recovers by itself, with a new producer`, async () => {
-      const input = uniqueName('acks-in');
-      const output = uniqueName('acks-out');
-      await createTopics(direct, [
-        { topic: input, numPartitions: 4 },
-        // Fewer output partitions than tasks: under at_least_once the tasks' records meet in the
-        // shared producer's sequence numbers of each output partition.
-        { topic: output, numPartitions: 2 },
-      ]);
+      // The app reaches the test broker through a routed proxy of its own (its socketFactory).
+      const proxy = new FaultProxy(0);
+      await proxy.start();
+      onTestFinished(() => proxy.close());
+      // Fewer output partitions than tasks: under at_least_once the tasks' records meet in the
+      // shared producer's sequence numbers of each output partition.
+      const { input, output, applicationId } = await topics.forApp('acks', 4, 2);
       const batch = (b: number) =>
         Array.from({ length: PER_BATCH }, (_, i) => ({
           key: KEYS[(b * PER_BATCH + i) % KEYS.length]!,
           value: 'x',
         }));
-      await produce(input, batch(0), direct);
+      await produce(input, batch(0));
 
       const app = new KafkaStreams(countingTopology(input, output), {
-        applicationId: uniqueName('acks-app'),
-        brokers: [`${opts.host}:${proxy.port}`],
+        applicationId,
+        brokers: testBrokers(),
+        socketFactory: proxy.socketFactory(),
         processingGuarantee: guarantee,
         commitIntervalMs: 200,
         // Few retries, so that the lost answers reach the runtime as failed sends within the
@@ -84,7 +68,7 @@ describe('acknowledgements lost on the way', () => {
       );
       const lostBefore = proxy.lost;
       for (let b = 1; b < BATCHES; b++) {
-        await produce(input, batch(b), direct);
+        await produce(input, batch(b));
         await new Promise((r) => setTimeout(r, 250));
       }
       const n = (BATCHES * PER_BATCH) / KEYS.length;
@@ -96,7 +80,7 @@ describe('acknowledgements lost on the way', () => {
           update(r);
           return KEYS.every((k) => (highest.get(k) ?? 0) >= n) || app.state === 'ERROR';
         },
-        { timeoutMs: 120_000, kafka: direct, settleMs: 1_000 },
+        { timeoutMs: 120_000, settleMs: 1_000 },
       );
       const metrics = app.metrics();
       const why = JSON.stringify({ state: app.state, lost: proxy.lost - lostBefore, metrics });

@@ -18,7 +18,6 @@ import {
   stopAfterEach,
   tempStateDir,
   testBrokers,
-  uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
 
@@ -27,10 +26,7 @@ const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 
 const S = Serdes.String();
 
 async function setUp(prefix: string) {
-  const input = await topics.create(`${prefix}-in`, 2);
-  const output = await topics.create(`${prefix}-out`, 1);
-  const applicationId = uniqueName(`${prefix}-app`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`${prefix}`, 2, 1);
   return { input, output, applicationId };
 }
 

@@ -11,7 +11,6 @@ import {
   stopAfterEach,
   tempStateDir,
   testBrokers,
-  uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
 
@@ -22,10 +21,7 @@ describe.each(['at_least_once', 'exactly_once', 'exactly_once_v2'] as const)(
   'Processor API count under %s',
   (guarantee) => {
     it('counts keys across 3 partitions, then continues after a restart', async () => {
-      const input = await topics.create('pa-in', 3);
-      const output = await topics.create('pa-out', 3);
-      const applicationId = uniqueName('pa-app');
-      topics.cleanUpPrefix(applicationId);
+      const { input, output, applicationId } = await topics.forApp('pa', 3);
       const stateDir = tempStateDir();
       const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
       const first = Array.from({ length: 500 }, (_, i) => words[i % words.length]!);
@@ -68,10 +64,7 @@ describe.each(['at_least_once', 'exactly_once', 'exactly_once_v2'] as const)(
 
 describe("exactly_once_v2: a transaction with only a punctuator's output", () => {
   it("commits (carrying the tasks' offsets again, for fencing) and each tick shows once", async () => {
-    const input = await topics.create('tick-in', 2);
-    const output = await topics.create('tick-out', 1);
-    const applicationId = uniqueName('tick-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('tick', 2, 1);
     const topology = new Topology()
       .addSource('in', input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
       .addProcessor(

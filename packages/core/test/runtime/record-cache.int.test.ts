@@ -19,7 +19,6 @@ import {
   tempStateDir,
   testBrokers,
   testKafka,
-  uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
 import { countWords, makeLines, prng } from './text-fixtures.ts';
@@ -30,10 +29,7 @@ const children = stopAfterEach((child: ChildApp) => child.kill());
 beforeAll(() => prepareChildApp());
 
 async function setUp(name: string, lines: string[]) {
-  const input = await topics.create(`${name}-in`, 4);
-  const output = await topics.create(`${name}-out`, 4);
-  const applicationId = uniqueName(`${name}-app`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`${name}`, 4);
   await produce(
     input,
     lines.map((value, i) => ({ key: String(i), value })),

@@ -30,10 +30,7 @@ const GRACE = 10 * GAP;
 
 describe('session-windowed count on the broker', () => {
   it('counts per session exactly once, keeps a Kafka Streams changelog, answers queries and restores', async () => {
-    const input = await topics.create('sc-in', 2);
-    const output = await topics.create('sc-out', 2);
-    const applicationId = uniqueName('session-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('sc', 2);
     const stateDir = tempStateDir();
     const newApp = () => {
       const builder = new StreamsBuilder();

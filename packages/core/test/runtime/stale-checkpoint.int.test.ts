@@ -15,7 +15,6 @@ import {
   tempStateDir,
   testBrokers,
   testKafka,
-  uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
 
@@ -29,10 +28,7 @@ const long = (n: number) => {
 
 describe('a checkpoint below the changelog log start', () => {
   it('wipes the store and restores it from the log start, with a warning', async () => {
-    const input = await topics.create('stale-in', 1);
-    const output = await topics.create('stale-out', 1);
-    const applicationId = uniqueName('stale-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('stale', 1);
     const changelog = `${applicationId}-counts-changelog`;
     const stateDir = tempStateDir();
     const warnings: Array<Record<string, unknown>> = [];

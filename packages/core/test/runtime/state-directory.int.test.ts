@@ -9,7 +9,7 @@ import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { IllegalStateError, KafkaStreams, StateDirectoryLockedError } from '../../src/index.ts';
 import { ChildApp, prepareChildApp } from './child-app.ts';
 import { wordCount } from './fixtures/word-count-topology.ts';
-import { produce, stopAfterEach, tempStateDir, testBrokers, uniqueName, waitFor } from './kafka-helpers.ts';
+import { produce, stopAfterEach, tempStateDir, testBrokers, waitFor } from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
@@ -18,10 +18,7 @@ beforeAll(() => prepareChildApp());
 
 describe('the state directory lock', () => {
   it('refuses a second instance on a running one’s state directory, and takes over after a SIGKILL', async () => {
-    const input = await topics.create('sdl-in', 2);
-    const output = await topics.create('sdl-out', 2);
-    const applicationId = uniqueName('sdl-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('sdl', 2);
     const stateDir = tempStateDir();
     await produce(
       input,

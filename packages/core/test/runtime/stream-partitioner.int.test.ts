@@ -38,10 +38,7 @@ const spread: StreamPartitioner<string, string> = (_topic, _key, value, n) =>
 
 describe('StreamPartitioner on the broker', () => {
   it('writes each record to the partitions its partitioner chose, where a Java consumer reads it; a repartition with numberOfPartitions 3 has 3', async () => {
-    const input = await topics.create('sp-in', 2);
-    const output = await topics.create('sp-out', 4);
-    const applicationId = uniqueName('partitioner-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('sp', 2, 4);
     const builder = new StreamsBuilder();
     builder
       .stream(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })

@@ -4,26 +4,15 @@
 // is a store with its own changelog, in the task's transaction), also when the windows follow the
 // event time a TimestampExtractor reads from the values (issue 38); under at_least_once no window
 // is lost.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
-import { ChildApp, prepareChildApp } from './child-app.ts';
+import { childAppsForThisFile, killAndRestart } from './child-app.ts';
 import { SUPPRESS_WINDOW_MS } from './fixtures/suppressed-count-topology.ts';
-import {
-  produce,
-  type ReadRecord,
-  readTopic,
-  stopAfterEach,
-  testBrokers,
-  uniqueName,
-} from './kafka-helpers.ts';
+import { produce, type ReadRecord, readTopic } from './kafka-helpers.ts';
 import { prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
-const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(() => prepareChildApp());
+const children = childAppsForThisFile();
 
 const PARTITIONS = 3;
 const RECORDS = Number(process.env.SUPPRESS_KILL_RECORDS ?? 60_000);
@@ -48,10 +37,7 @@ async function killRun(guarantee: Guarantee, topology = 'suppressed-windowed-cou
   const exactlyOnce = guarantee !== 'at_least_once';
   const eventTime = topology === 'event-time-suppressed-windowed-count';
   const tag = `${TAGS[guarantee]}${topology === 'suppressed-windowed-count' ? '' : eventTime ? '-et' : '-close'}`;
-  const input = await topics.create(`suppress-${tag}-in`, PARTITIONS);
-  const output = await topics.create(`suppress-${tag}-out`, PARTITIONS);
-  const applicationId = uniqueName(`suppress-${tag}-app`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`suppress-${tag}`, PARTITIONS);
   const base = Math.floor(Date.now() / SUPPRESS_WINDOW_MS) * SUPPRESS_WINDOW_MS - 3_600_000;
   const truth = new Map<string, number>();
   const records = Array.from({ length: RECORDS }, (_, i) => {
@@ -84,7 +70,6 @@ async function killRun(guarantee: Guarantee, topology = 'suppressed-windowed-cou
   await produce(input, records);
 
   const env = {
-    KAFKA_BROKERS: testBrokers().join(','),
     APPLICATION_ID: applicationId,
     INPUT_TOPIC: input,
     OUTPUT_TOPIC: output,
@@ -92,22 +77,11 @@ async function killRun(guarantee: Guarantee, topology = 'suppressed-windowed-cou
     PROCESSING_GUARANTEE: guarantee,
     COMMIT_INTERVAL_MS: exactlyOnce ? '100' : '500',
   };
-  const instance = () => {
-    const app = new ChildApp({ ...env, STATE_DIR: mkdtempSync(join(tmpdir(), `kstreams-suppress-${tag}-`)) });
-    children.push(app);
-    return app.start();
-  };
-  const apps = [instance(), instance(), instance()];
+  const apps = [0, 1, 2].map(() => children.create(env).start());
   const rand = prng(exactlyOnce ? 5 : 13);
   // Kill a random instance every few seconds while the windows are being counted, then restart it
   // (its LevelDB state survives, as after a crash; the restore replays the changelogs' tails).
-  for (let round = 0; round < 3; round++) {
-    await new Promise((r) => setTimeout(r, 2500 + rand() * 2000));
-    const victim = apps[Math.floor(rand() * apps.length)]!;
-    await victim.kill();
-    await new Promise((r) => setTimeout(r, 300 + rand() * 1000));
-    victim.start();
-  }
+  await killAndRestart(apps, rand, { rounds: 3, pause: [2500, 2000], down: [300, 1000] });
   return { output, truth };
 }
 

@@ -14,7 +14,6 @@ import {
   stopAfterEach,
   tempStateDir,
   testBrokers,
-  uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
 import { committedLag } from './lag.ts';
@@ -32,10 +31,7 @@ describe('task watchdog', () => {
   it.each(['at_least_once', 'exactly_once'] as const)(
     '%s: recreates a task whose partition was paused behind its back, and its input is then processed',
     async (guarantee) => {
-      const input = await topics.create(`stall-${guarantee}-in`, 2);
-      const output = await topics.create(`stall-${guarantee}-out`, 2);
-      const applicationId = uniqueName(`stall-${guarantee}-app`);
-      topics.cleanUpPrefix(applicationId);
+      const { input, output, applicationId } = await topics.forApp(`stall-${guarantee}`, 2);
       const logs: Array<{ level: number; msg: string; taskId?: string; partitions?: unknown[] }> = [];
       const app = new KafkaStreams(wordCount(input, output), {
         applicationId,

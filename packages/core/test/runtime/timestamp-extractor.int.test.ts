@@ -10,15 +10,7 @@ import {
   type TimestampExtractor,
   TimestampExtractorError,
 } from '../../src/index.ts';
-import {
-  produce,
-  readTopic,
-  stopAfterEach,
-  tempStateDir,
-  testBrokers,
-  uniqueName,
-  waitFor,
-} from './kafka-helpers.ts';
+import { produce, readTopic, stopAfterEach, tempStateDir, testBrokers, waitFor } from './kafka-helpers.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
@@ -33,10 +25,7 @@ const valueTime: TimestampExtractor = {
 };
 
 async function run(prefix: string, values: string[]) {
-  const input = await topics.create(`${prefix}-in`, 1);
-  const output = await topics.create(`${prefix}-out`, 1);
-  const applicationId = uniqueName(`${prefix}-app`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`${prefix}`, 1);
   await produce(
     input,
     values.map((value) => ({ key: 'k', value, timestamp: 5 })),

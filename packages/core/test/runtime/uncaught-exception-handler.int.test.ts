@@ -12,7 +12,6 @@ import {
   stopAfterEach,
   tempStateDir,
   testBrokers,
-  uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
 
@@ -25,10 +24,7 @@ const INPUT = Array.from({ length: 91 }, (_, i) =>
 );
 
 async function run(response: StreamThreadExceptionResponse, failures: number) {
-  const input = await topics.create('ueh-in', 1);
-  const output = await topics.create('ueh-out', 1);
-  const applicationId = uniqueName('ueh-app');
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp('ueh', 1);
   await produce(input, INPUT);
   let thrown = 0;
   const app = new KafkaStreams(

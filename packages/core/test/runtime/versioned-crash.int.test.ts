@@ -19,15 +19,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { ChildApp, prepareChildApp } from './child-app.ts';
 import { VERSIONED_RETENTION_MS, VERSIONED_STORE } from './fixtures/versioned-table-topology.ts';
-import {
-  produce,
-  readTopic,
-  stopAfterEach,
-  testBrokers,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from './kafka-helpers.ts';
+import { produce, readTopic, stopAfterEach, testBrokers, testKafka, waitFor } from './kafka-helpers.ts';
 import { prng } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
@@ -76,10 +68,7 @@ function expectEveryVersion(store: VersionedBytesStore, all: readonly Update[]):
 }
 
 it('exactly_once, SIGKILLed twice: output, changelog and store hold every version once', async () => {
-  const input = await topics.create('versioned-crash-in', PARTITIONS);
-  const output = await topics.create('versioned-crash-out', PARTITIONS);
-  const applicationId = uniqueName('versioned-crash-app');
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp('versioned-crash', PARTITIONS);
   const stateDir = mkdtempSync(join(tmpdir(), 'kstreams-versioned-'));
   const app = new ChildApp({
     KAFKA_BROKERS: testBrokers().join(','),

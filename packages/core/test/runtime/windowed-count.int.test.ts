@@ -46,10 +46,7 @@ interface WindowedRow {
 
 describe('windowed count on the broker', () => {
   it('counts per window exactly once, keeps its changelog as Kafka Streams does, restores it, answers window queries and drops expired segments', async () => {
-    const input = await topics.create('wc-in', 2);
-    const output = await topics.create('wc-out', 2);
-    const applicationId = uniqueName('windowed-app');
-    topics.cleanUpPrefix(applicationId);
+    const { input, output, applicationId } = await topics.forApp('wc', 2);
     const stateDir = tempStateDir();
     const newApp = () => {
       const builder = new StreamsBuilder();

@@ -1,10 +1,10 @@
 // The runtime on the real broker under at_least_once: word count over 4 partitions, restarts,
 // restores, scale-out with a SIGKILL, and records that cannot be deserialized.
 import { rmSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { DeserializationError, KafkaStreams, type StreamsConfig } from '../../src/index.ts';
-import { ChildApp, prepareChildApp } from './child-app.ts';
+import { childAppsForThisFile } from './child-app.ts';
 import { StrictUtf8, wordCount } from './fixtures/word-count-topology.ts';
 import {
   lastCounts,
@@ -14,21 +14,16 @@ import {
   tempStateDir,
   testBrokers,
   testKafka,
-  uniqueName,
   waitFor,
 } from './kafka-helpers.ts';
 import { countWords, makeLines } from './text-fixtures.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
-const children = stopAfterEach((child: ChildApp) => child.kill());
-beforeAll(() => prepareChildApp());
+const children = childAppsForThisFile();
 
 async function setUp(name: string) {
-  const input = await topics.create(`${name}-in`, 4);
-  const output = await topics.create(`${name}-out`, 4);
-  const applicationId = uniqueName(`${name}-app`);
-  topics.cleanUpPrefix(applicationId);
+  const { input, output, applicationId } = await topics.forApp(`${name}`, 4);
   return { input, output, applicationId };
 }
 
@@ -114,16 +109,14 @@ describe('word count under at_least_once', () => {
     const lines = makeLines(40_000, 3, 17);
     await feed(s.input, lines.slice(0, 20_000), 'a');
     const env = {
-      KAFKA_BROKERS: testBrokers().join(','),
       APPLICATION_ID: s.applicationId,
       INPUT_TOPIC: s.input,
       OUTPUT_TOPIC: s.output,
       PROCESSING_GUARANTEE: 'at_least_once',
       COMMIT_INTERVAL_MS: '1000',
     };
-    const a = new ChildApp({ ...env, STATE_DIR: tempStateDir() }).start();
-    const b = new ChildApp({ ...env, STATE_DIR: tempStateDir() }).start();
-    children.push(a, b);
+    const a = children.create(env).start();
+    const b = children.create(env).start();
     await waitFor(() => a.state === 'RUNNING' && b.state === 'RUNNING', 60_000, 'both instances RUNNING');
     // Both got work: each processed records.
     await waitFor(
