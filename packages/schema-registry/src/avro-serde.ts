@@ -31,6 +31,7 @@ export function avroSerde<T = unknown>(options: AvroSerdeOptions): RegistrySerde
     reader && { text: JSON.stringify(reader.schema()), recordName: reader.name, writer: reader },
     typeOf,
     'avroSerde',
+    (id, schema) => decoders.seed(id, schema),
   );
   return {
     init: (topics) => writers.init(topics),

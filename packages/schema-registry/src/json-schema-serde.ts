@@ -38,6 +38,7 @@ export function jsonSchemaSerde<T = unknown>(options: JsonSchemaSerdeOptions): R
     },
     (schema) => compile(JSON.parse(schema)),
     'jsonSchemaSerde',
+    (id, schema) => decoders.seed(id, schema),
   );
   return {
     init: (topics) => writers.init(topics),

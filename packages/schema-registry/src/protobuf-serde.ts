@@ -118,6 +118,7 @@ export function protobufSerde<T = unknown>(options: ProtobufSerdeOptions): Regis
       : { text: options.schema, recordName: ownMessage.type.fullName.slice(1), writer: ownMessage },
     (schema) => parseProto(schema).byName(options.messageName),
     'protobufSerde',
+    (id, schema) => decoders.seed(id, schema),
   );
   return {
     init: (topics) => writers.init(topics),

@@ -60,6 +60,14 @@ export class DecoderCache<D> {
     return pending;
   }
 
+  /**
+   * A schema known without a fetch: the serde's own, once `init` has its id. A store's values are
+   * read back with it (they carry the id this serde wrote them with), synchronously.
+   */
+  seed(id: number, schema: string): void {
+    if (!this.decoders.has(id)) this.decoders.set(id, this.build(schema));
+  }
+
   get(data: Buffer): D {
     const id = schemaIdOf(data);
     const decoder = this.decoders.get(id);
@@ -69,8 +77,10 @@ export class DecoderCache<D> {
     throw new SchemaRegistryError(
       failure === undefined
         ? `the writer schema ${id} of this record was not fetched: deserialize() ran without an awaited ` +
-            'prepare(). kstreams awaits it for sources without a timestamp extractor; a source with ' +
-            'one does not yet (see docs/schema-registry.md): drop the extractor from this source'
+            'prepare(). kstreams awaits it for sources without a timestamp extractor and for store ' +
+            'changelogs it restores; a source with an extractor, a global table, or a local store ' +
+            'holding values of an older schema version that was not restored does not ' +
+            '(see docs/schema-registry.md)'
         : `the writer schema ${id} of this record could not be fetched (${String(failure)})`,
       undefined,
       undefined,
@@ -90,6 +100,8 @@ export class WriterIds<W> {
     private readonly own: { text: string; recordName: string | undefined; writer: W } | undefined,
     private readonly build: (schema: string) => W,
     private readonly serdeName: string,
+    /** Told each writer schema resolved, so that records written with it read back without a fetch. */
+    private readonly resolved: (id: number, schema: string) => void,
   ) {}
 
   async init(topics: string[]): Promise<void> {
@@ -111,11 +123,13 @@ export class WriterIds<W> {
     const isKey = this.options.isKey ?? false;
     if (this.options.schemaId !== undefined) {
       const s = await registry.schemaById(this.options.schemaId);
+      this.resolved(s.id, s.schema);
       return { id: this.options.schemaId, writer: this.build(s.schema) };
     }
     const subject = strategy!(topic, isKey, this.own?.recordName);
     if (this.options.useLatestVersion) {
       const s = await registry.latest(subject);
+      this.resolved(s.id, s.schema);
       return { id: s.id, writer: this.build(s.schema) };
     }
     if (this.own === undefined) {
@@ -125,6 +139,7 @@ export class WriterIds<W> {
       this.options.autoRegister === false
         ? await registry.lookup(subject, this.own.text, this.schemaType)
         : await registry.register(subject, this.own.text, this.schemaType);
+    this.resolved(id, this.own.text);
     return { id, writer: this.own.writer };
   }
 }

@@ -67,6 +67,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
       deps.restoreListener,
     );
     const convert = rt.task.restoreConverter(cp.storeName);
+    const prepare = rt.task.restorePreparer(cp.storeName);
     restorer.start(start, end);
     const progress = deps.recorder.restoreStarted({
       taskId: rt.id,
@@ -84,6 +85,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
       startOffset: start,
       endOffset: end,
       apply: async (records, batchEnd) => {
+        if (prepare !== undefined) await prepare(records);
         await restorer.restoreBatch(
           records.map((r) => fromChangelogMessage(convert(r))),
           batchEnd,
