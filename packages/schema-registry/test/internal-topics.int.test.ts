@@ -18,7 +18,7 @@ import {
   uniqueName,
 } from '../../core/test/runtime/kafka-helpers.ts';
 import { avroSerde, SchemaRegistryClient } from '../src/index.ts';
-import { type Order, orderSchema } from './fixtures/avro-schemas.ts';
+import { serdesFor } from './fixtures/formats.ts';
 
 const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
@@ -47,7 +47,7 @@ type Stats = { total: number; orders: number; largest?: number };
 function buildApp(applicationId: string, input: string, output: string, stats: object): KafkaStreams {
   // A client of its own per instance: the second one has fetched nothing before it restores.
   const registryClient = new SchemaRegistryClient({ url: registry.url });
-  const orders = avroSerde<Order>({ registry: registryClient, schema: orderSchema });
+  const orders = serdesFor.avro.order(registryClient, 1);
   const customerKey = avroSerde<string>({ registry: registryClient, schema: '"string"', isKey: true });
   const statsSerde = avroSerde<Stats>({ registry: registryClient, schema: stats });
   const builder = new StreamsBuilder();
@@ -85,10 +85,7 @@ describe('registry serdes on repartition topics and changelogs', () => {
     const applicationId = uniqueName('internal-avro');
     topics.cleanUpPrefix(applicationId);
     const other = new SchemaRegistry({ host: registry.url });
-    const writer = avroSerde<Order>({
-      registry: new SchemaRegistryClient({ url: registry.url }),
-      schema: orderSchema,
-    });
+    const writer = serdesFor.avro.order(new SchemaRegistryClient({ url: registry.url }), 1);
     await writer.init([input]);
     const send = (first: number, amounts: Array<[string, number]>) =>
       produce(

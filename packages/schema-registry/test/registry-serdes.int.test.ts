@@ -6,7 +6,6 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningRegistry, startRegistry } from '../../../scripts/registry/registry.ts';
-import { freePort } from '../../../scripts/test/free-port.ts';
 import { topicsForThisFile } from '../../../scripts/test/kafka.ts';
 import {
   produce,
@@ -339,70 +338,4 @@ describe('protobufSerde against a real registry and broker', () => {
     // Confluent's header for the file's first message: the single index byte 0 after the id.
     expect(records.every((r) => r.value[5] === 0)).toBe(true);
   }, 180_000);
-});
-
-describe('a registry restart mid-run', () => {
-  it('loses nothing: a record with a new schema id waits for the registry to come back', async () => {
-    const dataDir = tempStateDir();
-    const port = await freePort();
-    let own = await startRegistry({ port, dataDir });
-    try {
-      const input = await topics.create('restart-in');
-      const output = await topics.create('restart-out');
-      const applicationId = uniqueName('restart-app');
-      const writerClient = new SchemaRegistryClient({ url: own.url });
-      const w1 = avroSerde<Omit<Order, 'currency'>>({ registry: writerClient, schema: orderV1 });
-      await w1.init([input]);
-      await produce(input, [{ key: 'ann', value: w1.serialize({ customer: 'ann', amount: 1 }, input) }]);
-
-      // Retries long enough to outlast a restart (about 10 s here): 8 attempts, backoff from 1 s.
-      const client = new SchemaRegistryClient({
-        url: own.url,
-        retries: 8,
-        retryBackoffMs: 1_000,
-        timeoutMs: 2_000,
-      });
-      const builder = new StreamsBuilder();
-      builder
-        .stream(input, { keySerde: S, valueSerde: avroSerde<Order>({ registry: client, schema: orderV2 }) })
-        .to(output, { keySerde: S, valueSerde: Serdes.Json<Order>() });
-      const app = new KafkaStreams(builder.build(), {
-        applicationId,
-        brokers: testBrokers(),
-        processingGuarantee: 'exactly_once',
-        commitIntervalMs: 200,
-        stateDir: tempStateDir(),
-        logger: 'warn',
-      });
-      topics.cleanUpPrefix(applicationId);
-      apps.push(app);
-      await app.start();
-      await readTopic(output, (rs) => rs.length >= 1, { timeoutMs: 60_000 });
-
-      // A schema the app has not seen, registered before the registry goes down.
-      const w2 = avroSerde<Order>({ registry: writerClient, schema: orderV2 });
-      await w2.init([input]);
-      const bob = w2.serialize({ customer: 'bob', amount: 2, currency: 'USD' }, input);
-      expect(client.cached(bob.readInt32BE(1))).toBeUndefined();
-      await own.stop();
-      await produce(input, [
-        { key: 'bob', value: bob },
-        { key: 'ann', value: w1.serialize({ customer: 'ann', amount: 3 }, input) },
-      ]);
-      await new Promise((r) => setTimeout(r, 2_000)); // the app is now retrying the fetch
-      own = await startRegistry({ port, dataDir });
-
-      const records = await readTopic(output, (rs) => rs.length >= 3, { timeoutMs: 90_000, settleMs: 2_000 });
-      // The schema was fetched from the restarted registry (its H2 file kept it).
-      expect(client.cached(bob.readInt32BE(1))).toBeDefined();
-      expect(records.map((r) => JSON.parse(r.value.toString()))).toEqual([
-        { customer: 'ann', amount: 1, currency: 'EUR' },
-        { customer: 'bob', amount: 2, currency: 'USD' },
-        { customer: 'ann', amount: 3, currency: 'EUR' },
-      ]);
-      expect(app.state).toBe('RUNNING');
-    } finally {
-      await own.stop();
-    }
-  }, 240_000);
 });
