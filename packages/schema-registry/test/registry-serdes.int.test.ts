@@ -1,10 +1,13 @@
-// avroSerde on the real broker and a real Schema Registry (Apicurio, started for this file by
-// scripts/registry/registry.ts): an Avro topology under exactly_once whose input is written by
-// another registry client (@kafkajs/confluent-schema-registry) and whose output that client
-// decodes; a newer compatible writer schema arriving mid-stream; an incompatible one refused.
+// Registry serdes on the real broker and a real Schema Registry (Apicurio, started for this file
+// by scripts/registry/registry.ts), each against another registry-aware client: Avro and JSON
+// Schema topologies under exactly_once whose input @kafkajs/confluent-schema-registry writes and
+// whose output it decodes; a Protobuf one whose input Confluent's Python client writes and whose
+// output it decodes (scripts/registry/confluent-python.ts); newer compatible writer schemas
+// arriving mid-stream; an incompatible one refused.
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { confluentProtobuf } from '../../../scripts/registry/confluent-python.ts';
 import { type RunningRegistry, startRegistry } from '../../../scripts/registry/registry.ts';
 import { topicsForThisFile } from '../../../scripts/test/kafka.ts';
 import {
@@ -264,9 +267,6 @@ describe('jsonSchemaSerde against a real registry and broker', () => {
   }, 180_000);
 });
 
-const protoV1 = `syntax = "proto3";
-package com.acme;
-message Sale { string customer = 1; int64 amount = 2; }`;
 const protoV2 = `syntax = "proto3";
 package com.acme;
 message Sale { string customer = 1; int64 amount = 2; string shop = 3; }`;
@@ -277,17 +277,30 @@ type Sale = { customer: string; amount: number; shop: string };
 type SalesTotal = { customer: string; total: number; shops: string[] };
 
 describe('protobufSerde against a real registry and broker', () => {
-  it('aggregates Protobuf records exactly once across a new message version mid-stream', async () => {
+  it("aggregates Protobuf records exactly once across a new version, interoperating with Confluent's client", async () => {
     const input = await topics.create('sales');
     const output = await topics.create('sales-totals');
     const applicationId = uniqueName('proto-app');
-    // Writers with their own client: the app fetches every schema by id, as a separate app would.
-    const writerClient = new SchemaRegistryClient({ url: registry.url });
-    const v1 = protobufSerde<Omit<Sale, 'shop'>>({ registry: writerClient, schema: protoV1 });
-    await v1.init([input]);
+    // v1 is written by Confluent's Python client: it registers its schema as a serialized
+    // FileDescriptorProto, which Apicurio keeps as given; kstreams reads that form too.
+    const python = { registry: registry.url, topic: input, package: 'com.acme', message: 'Sale' };
+    const fromPython = await confluentProtobuf(
+      'encode',
+      {
+        ...python,
+        fields: [
+          { name: 'customer', number: 1, type: 'string' },
+          { name: 'amount', number: 2, type: 'int64' },
+        ],
+      },
+      [
+        { customer: 'ann', amount: 2 },
+        { customer: 'bob', amount: 3 },
+      ],
+    );
     await produce(input, [
-      { key: 'ann', value: v1.serialize({ customer: 'ann', amount: 2 }, input) },
-      { key: 'bob', value: v1.serialize({ customer: 'bob', amount: 3 }, input) },
+      { key: 'ann', value: fromPython[0] as Buffer },
+      { key: 'bob', value: fromPython[1] as Buffer },
     ]);
 
     const client = new SchemaRegistryClient({ url: registry.url });
@@ -317,19 +330,32 @@ describe('protobufSerde against a real registry and broker', () => {
     apps.push(app);
     await app.start();
 
-    const v2 = protobufSerde<Sale>({ registry: writerClient, schema: protoV2 });
+    // Mid-stream, v2 from kstreams' own writer, registered as .proto text under the same subject.
+    const v2 = protobufSerde<Sale>({
+      registry: new SchemaRegistryClient({ url: registry.url }),
+      schema: protoV2,
+    });
     await v2.init([input]);
     await produce(input, [
       { key: 'ann', value: v2.serialize({ customer: 'ann', amount: 5, shop: 'north' }, input) },
     ]);
 
     const records = await readTopic(output, (rs) => rs.length >= 3, { timeoutMs: 60_000, settleMs: 2_000 });
-    const reader = protobufSerde<SalesTotal>({ registry: new SchemaRegistryClient({ url: registry.url }) });
-    const decoded = [];
-    for (const r of records) {
-      await reader.prepare(r.value);
-      decoded.push(reader.deserialize(r.value));
-    }
+    // Read by Confluent's ProtobufDeserializer: the framing, the message indexes, the payload.
+    const decoded = await confluentProtobuf(
+      'decode',
+      {
+        ...python,
+        topic: output,
+        message: 'SalesTotal',
+        fields: [
+          { name: 'customer', number: 1, type: 'string' },
+          { name: 'total', number: 2, type: 'int64' },
+          { name: 'shops', number: 3, type: 'string', repeated: true },
+        ],
+      },
+      records.map((r) => r.value),
+    );
     expect(decoded).toEqual([
       { customer: 'ann', total: 2, shops: ['-'] },
       { customer: 'bob', total: 3, shops: ['-'] },
