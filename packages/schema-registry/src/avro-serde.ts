@@ -34,7 +34,7 @@ export function avroSerde<T = unknown>(options: AvroSerdeOptions): RegistrySerde
     (id, schema) => decoders.seed(id, schema),
   );
   return {
-    init: (topics) => writers.init(topics),
+    init: (topics, options) => writers.init(topics, options),
     serialize(data, topic) {
       const { id, writer } = writers.get(topic);
       return encodeWire(id, writer.toBuffer(data));

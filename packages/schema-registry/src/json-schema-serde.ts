@@ -41,7 +41,7 @@ export function jsonSchemaSerde<T = unknown>(options: JsonSchemaSerdeOptions): R
     (id, schema) => decoders.seed(id, schema),
   );
   return {
-    init: (topics) => writers.init(topics),
+    init: (topics, options) => writers.init(topics, options),
     serialize(data, topic) {
       const { id, writer } = writers.get(topic);
       check(writer, data, 'record to write');

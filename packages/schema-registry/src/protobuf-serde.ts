@@ -151,7 +151,7 @@ export function protobufSerde<T = unknown>(options: ProtobufSerdeOptions): Regis
     (id, schema) => decoders.seed(id, schema),
   );
   return {
-    init: (topics) => writers.init(topics),
+    init: (topics, options) => writers.init(topics, options),
     serialize(data, topic) {
       const { id, writer } = writers.get(topic);
       const problem = writer.type.verify(data as object);

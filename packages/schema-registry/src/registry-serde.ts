@@ -23,8 +23,12 @@ export interface RegistrySerdeOptions {
 
 export interface RegistrySerde<T> extends Serde<T> {
   prepare(data: Buffer, topic?: string): Promise<void> | undefined;
-  /** Registers or looks up the writer schema for these topics' subjects; await it before start(). */
-  init(topics: string[]): Promise<void>;
+  /**
+   * Registers or looks up the writer schema for these topics' subjects (`start()` does it for
+   * the topics the app writes). `readsBack` (a store's changelog): also fetches every schema of
+   * the subject, since the store reads back values earlier runs wrote, synchronously.
+   */
+  init(topics: string[], options?: { readsBack?: boolean }): Promise<void>;
 }
 
 /** Decoders per writer schema id, fetched by `prepare`, used synchronously by `get`. */
@@ -65,7 +69,14 @@ export class DecoderCache<D> {
    * read back with it (they carry the id this serde wrote them with), synchronously.
    */
   seed(id: number, schema: string): void {
-    if (!this.decoders.has(id)) this.decoders.set(id, this.build(schema));
+    if (this.decoders.has(id)) return;
+    try {
+      this.decoders.set(id, this.build(schema));
+    } catch (err) {
+      // An older version this serde cannot read (not resolvable against its schema): reading a
+      // record with it fails then, with this reason.
+      this.failures.set(id, err);
+    }
   }
 
   get(data: Buffer): D {
@@ -78,9 +89,9 @@ export class DecoderCache<D> {
       failure === undefined
         ? `the writer schema ${id} of this record was not fetched: deserialize() ran without an awaited ` +
             'prepare(). kstreams awaits it for sources without a timestamp extractor and for store ' +
-            'changelogs it restores; a source with an extractor, a global table, or a local store ' +
-            'holding values of an older schema version that was not restored does not ' +
-            '(see docs/schema-registry.md)'
+            'changelogs it restores, and fetches the versions of a changelog subject at start; a ' +
+            'source with an extractor or a global table does not yet: drop the extractor, or use ' +
+            'another serde for the global table (see docs/schema-registry.md)'
         : `the writer schema ${id} of this record could not be fetched (${String(failure)})`,
       undefined,
       undefined,
@@ -104,8 +115,18 @@ export class WriterIds<W> {
     private readonly resolved: (id: number, schema: string) => void,
   ) {}
 
-  async init(topics: string[]): Promise<void> {
-    for (const topic of topics) this.writers.set(topic, await this.resolve(topic));
+  async init(topics: string[], options?: { readsBack?: boolean }): Promise<void> {
+    for (const topic of topics) {
+      this.writers.set(topic, await this.resolve(topic));
+      if (options?.readsBack === true && this.options.schemaId === undefined) {
+        const subject = this.options.subjectNameStrategy!(
+          topic,
+          this.options.isKey ?? false,
+          this.own?.recordName,
+        );
+        for (const s of await this.options.registry.allVersions(subject)) this.resolved(s.id, s.schema);
+      }
+    }
   }
 
   get(topic: string | undefined): { id: number; writer: W } {

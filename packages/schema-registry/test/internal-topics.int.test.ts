@@ -2,8 +2,9 @@
 // (Repartitioned) and a grouping (Grouped) write Avro through their repartition topics, an
 // aggregation (Materialized) keeps Avro values in its store and changelog, each under the
 // subject Kafka Streams gives it (`<applicationId>-<name>-repartition-key|value`,
-// `<applicationId>-<store>-changelog-key|value`). A second instance with an empty state directory
-// and a newer compatible aggregate schema restores the store from that changelog and goes on.
+// `<applicationId>-<store>-changelog-key|value`). With a newer compatible aggregate schema, the
+// app upgraded in place reads the older values in its local store; on an empty state directory,
+// it restores them from the changelog and goes on.
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,7 +45,13 @@ const statsV1 = {
 const statsV2 = { ...statsV1, fields: [...statsV1.fields, { name: 'largest', type: 'long', default: -1 }] };
 type Stats = { total: number; orders: number; largest?: number };
 
-function buildApp(applicationId: string, input: string, output: string, stats: object): KafkaStreams {
+function buildApp(
+  applicationId: string,
+  input: string,
+  output: string,
+  stats: object,
+  stateDir: string,
+): KafkaStreams {
   // A client of its own per instance: the second one has fetched nothing before it restores.
   const registryClient = new SchemaRegistryClient({ url: registry.url });
   const orders = serdesFor.avro.order(registryClient, 1);
@@ -73,7 +80,7 @@ function buildApp(applicationId: string, input: string, output: string, stats: o
     processingGuarantee: 'exactly_once',
     commitIntervalMs: 200,
     statestoreCacheMaxBytes: 0,
-    stateDir: tempStateDir(),
+    stateDir,
     logger: 'warn',
   });
 }
@@ -96,7 +103,8 @@ describe('registry serdes on repartition topics and changelogs', () => {
         })),
       );
 
-    const first = buildApp(applicationId, input, output, statsV1);
+    const stateDir = tempStateDir();
+    const first = buildApp(applicationId, input, output, statsV1, stateDir);
     apps.push(first);
     await first.start();
     await send(0, [
@@ -128,29 +136,41 @@ describe('registry serdes on repartition topics and changelogs', () => {
     expect(logged).toContainEqual({ total: 5, orders: 1 });
     expect(logged).toContainEqual({ total: 17, orders: 2 });
 
-    // A new instance, empty state directory, newer stats schema: it restores the v1 values.
-    const second = buildApp(applicationId, input, output, statsV2);
+    // The app upgraded in place: same state directory (the store is current, nothing to
+    // restore), newer stats schema. It reads the v1 values in its store: start() fetched every
+    // schema of the changelog's subject.
+    const second = buildApp(applicationId, input, output, statsV2, stateDir);
     apps.push(second);
     await second.start();
-    await send(3, [
-      ['bob', 20],
+    await send(3, [['bob', 20]]);
+    await readTopic(output, (rs) => rs.length >= 4, { timeoutMs: 60_000 });
+    await second.close({ timeoutMs: 30_000 });
+
+    // A new instance with an empty state directory restores the store from the changelog, which
+    // holds v1 and v2 values, and goes on.
+    const third = buildApp(applicationId, input, output, statsV2, tempStateDir());
+    apps.push(third);
+    await third.start();
+    await send(4, [
       ['ann', 1],
+      ['bob', 2],
     ]);
-    const records = await readTopic(output, (rs) => rs.length >= 5, { timeoutMs: 90_000, settleMs: 1_000 });
+    const records = await readTopic(output, (rs) => rs.length >= 6, { timeoutMs: 90_000, settleMs: 1_000 });
     expect(records.map((r) => JSON.parse(r.value.toString()))).toEqual([
       { total: 10, orders: 1, largest: 10 },
       { total: 5, orders: 1, largest: 5 },
       { total: 17, orders: 2, largest: null },
-      // Restored v1 values carry the v2 default (-1) for the field they did not have.
+      // A v1 value read with v2 carries the v2 default (-1) for the field it did not have.
       { total: 25, orders: 2, largest: 20 },
       { total: 18, orders: 3, largest: 1 },
+      { total: 27, orders: 3, largest: 20 },
     ]);
     const after = await readTopic(
       `${applicationId}-stats-changelog`,
-      (rs) => rs.length >= changelog.length + 2,
+      (rs) => rs.length >= changelog.length + 3,
     );
     const v2Id = (await other.getLatestSchemaId(`${applicationId}-stats-changelog-value`)) as number;
     expect(v2Id).not.toBe(changelogId);
-    expect(after.slice(changelog.length).map((r) => r.value.readInt32BE(1))).toEqual([v2Id, v2Id]);
+    expect(after.slice(changelog.length).map((r) => r.value.readInt32BE(1))).toEqual([v2Id, v2Id, v2Id]);
   }, 240_000);
 });

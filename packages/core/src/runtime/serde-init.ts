@@ -9,43 +9,60 @@ import type { DefaultSerdes } from '../processor/internals/serde-resolver.ts';
 import { unwrapStoreSerde } from '../processor/internals/topic-bound-serde.ts';
 import type { Serde } from '../serdes/serde.ts';
 
-type InitSerde = Serde<unknown> & { init(topics: string[]): Promise<void> };
+type InitSerde = Serde<unknown> & Required<Pick<Serde<unknown>, 'init'>>;
 
-/** Each serde with `init`, and the topics it writes (sinks with a topic extractor are unknown here). */
+/** The topics a serde writes: sinks and repartition topics, and store changelogs (read back). */
+export interface SerdeTopics {
+  sinks: string[];
+  changelogs: string[];
+}
+
+/** Each serde with `init`, and its topics (sinks with a topic extractor are unknown here). */
 export function topicsToInit(
   builder: InternalTopologyBuilder,
   applicationId: string,
   defaults: DefaultSerdes,
-): Map<InitSerde, string[]> {
-  const bySerde = new Map<InitSerde, string[]>();
-  const add = (serde: unknown, fallback: Serde<unknown> | undefined, topic: string) => {
+): Map<InitSerde, SerdeTopics> {
+  const bySerde = new Map<InitSerde, SerdeTopics>();
+  const add = (
+    serde: unknown,
+    fallback: Serde<unknown> | undefined,
+    topic: string,
+    kind: keyof SerdeTopics,
+  ) => {
     const resolved = serde === undefined ? fallback : unwrapStoreSerde(serde as Serde<unknown>);
     if (resolved === undefined || typeof resolved.init !== 'function') return;
-    const topics = bySerde.get(resolved as InitSerde) ?? [];
-    if (!topics.includes(topic)) topics.push(topic);
+    const topics = bySerde.get(resolved as InitSerde) ?? { sinks: [], changelogs: [] };
+    if (!topics[kind].includes(topic)) topics[kind].push(topic);
     bySerde.set(resolved as InitSerde, topics);
   };
   for (const group of builder.subtopologyNodes()) {
     for (const node of group.nodes) {
       if (node.kind !== 'sink' || typeof node.topic !== 'string') continue;
       const topic = builder.resolveTopic(applicationId, node.topic);
-      add(node.keySerde, defaults.defaultKeySerde, topic);
-      add(node.valueSerde, defaults.defaultValueSerde, topic);
+      add(node.keySerde, defaults.defaultKeySerde, topic, 'sinks');
+      add(node.valueSerde, defaults.defaultValueSerde, topic, 'sinks');
     }
     for (const store of group.stores) {
       const topic = changelogTopicName(applicationId, store.name);
-      add(store.keySerde, defaults.defaultKeySerde, topic);
-      add(store.valueSerde, defaults.defaultValueSerde, topic);
+      add(store.keySerde, defaults.defaultKeySerde, topic, 'changelogs');
+      add(store.valueSerde, defaults.defaultValueSerde, topic, 'changelogs');
     }
   }
   return bySerde;
 }
 
-/** Awaits every serde's `init` with its topics (one serde at a time: a registry is one server). */
+/**
+ * Awaits every serde's `init` with its topics (one serde at a time: a registry is one server);
+ * changelogs with `readsBack`, since a store reads back what earlier runs wrote.
+ */
 export async function initSerdes(
   builder: InternalTopologyBuilder,
   applicationId: string,
   defaults: DefaultSerdes,
 ): Promise<void> {
-  for (const [serde, topics] of topicsToInit(builder, applicationId, defaults)) await serde.init(topics);
+  for (const [serde, { sinks, changelogs }] of topicsToInit(builder, applicationId, defaults)) {
+    if (sinks.length > 0) await serde.init(sinks);
+    if (changelogs.length > 0) await serde.init(changelogs, { readsBack: true });
+  }
 }

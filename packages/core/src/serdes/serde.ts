@@ -19,9 +19,11 @@ export interface Serde<T> {
    * serde registering or looking up its schema id under the topic's subject). `KafkaStreams.start()`
    * awaits it, before any task runs, with every topic the app writes with this serde: its static
    * sink topics, repartition topics and store changelogs (`<applicationId>-<store>-changelog`, as
-   * Kafka Streams names them, also for a store without logging).
+   * Kafka Streams names them, also for a store without logging). For the changelogs it passes
+   * `{ readsBack: true }`: the store reads back what earlier runs wrote there, possibly with
+   * older schema versions, without a chance to await a fetch.
    */
-  init?(topics: string[]): Promise<void>;
+  init?(topics: string[], options?: { readsBack?: boolean }): Promise<void>;
 }
 
 /** What `Serdes.Json(schema)` accepts: a zod schema, or anything else with `parse`. */

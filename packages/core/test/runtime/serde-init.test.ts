@@ -15,10 +15,11 @@ import { timestampedView } from '../../src/state/value-and-timestamp.ts';
 
 /** A JSON serde that records the topics it is called with, as a registry serde would use them. */
 function topicAwareSerde() {
-  const seen = { init: [] as string[][], serialize: [] as unknown[], deserialize: [] as unknown[] };
+  const seen = { serialize: [] as unknown[], deserialize: [] as unknown[] };
+  const init: Array<{ topics: string[]; readsBack: boolean }> = [];
   const prepared: Buffer[] = [];
   // biome-ignore lint/suspicious/noExplicitAny: stands in for serdes of any value type
-  const serde: Serde<any> & { init(topics: string[]): Promise<void> } = {
+  const serde: Serde<any> & Required<Pick<Serde<any>, 'init'>> = {
     serialize(data, topic) {
       seen.serialize.push(topic);
       return Buffer.from(JSON.stringify(data));
@@ -31,11 +32,11 @@ function topicAwareSerde() {
       prepared.push(data);
       return data.toString() === '"fetch me"' ? Promise.resolve() : undefined;
     },
-    async init(topics) {
-      seen.init.push(topics);
+    async init(topics, options) {
+      init.push({ topics, readsBack: options?.readsBack === true });
     },
   };
-  return { serde, seen, prepared };
+  return { serde, seen, prepared, init };
 }
 
 describe('registry-style serdes on internal topics', () => {
@@ -60,13 +61,23 @@ describe('registry-style serdes on internal topics', () => {
     // (the repartition keeps the stream's String keys).
     const defaults = { defaultKeySerde: keys.serde };
     const byserde = topicsToInit(topology.internalBuilder, 'app', defaults);
-    expect(byserde.get(values.serde)).toEqual(['app-by-order-repartition', 'app-by-customer-repartition']);
-    expect(byserde.get(stats.serde)).toEqual(['app-stats-changelog']);
-    expect(byserde.get(keys.serde)).toEqual(['app-by-customer-repartition', 'out', 'app-stats-changelog']);
+    expect(byserde.get(values.serde)).toEqual({
+      sinks: ['app-by-order-repartition', 'app-by-customer-repartition'],
+      changelogs: [],
+    });
+    expect(byserde.get(stats.serde)).toEqual({ sinks: [], changelogs: ['app-stats-changelog'] });
+    expect(byserde.get(keys.serde)).toEqual({
+      sinks: ['app-by-customer-repartition', 'out'],
+      changelogs: ['app-stats-changelog'],
+    });
     expect(byserde.size).toBe(3); // Serdes.String() and Serdes.Json() have no init
 
     await initSerdes(topology.internalBuilder, 'app', defaults);
-    expect(stats.seen.init).toEqual([['app-stats-changelog']]);
+    // A store reads back what earlier runs wrote: its changelog comes with readsBack.
+    expect(stats.init).toEqual([{ topics: ['app-stats-changelog'], readsBack: true }]);
+    expect(values.init).toEqual([
+      { topics: ['app-by-order-repartition', 'app-by-customer-repartition'], readsBack: false },
+    ]);
   });
 
   it("binds a store's serdes to its changelog topic and prepares restored values", async () => {
