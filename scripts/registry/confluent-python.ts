@@ -1,8 +1,9 @@
 // Confluent's own Python client (confluent-kafka, with its Schema Registry serdes) as the other
-// side of kstreams' Protobuf interop test: installed once from PyPI into a virtualenv in the
-// cache, then run as `python/confluent_protobuf.py` to encode or decode records. Chosen because
-// the JavaScript clients reached here do not write Confluent's Protobuf message indexes
-// (@kafkajs/confluent-schema-registry 3.9.0), and Apicurio's Java serdes write their own framing.
+// side of kstreams' Protobuf and JSON Schema interop tests: installed once from PyPI into a
+// virtualenv in the cache, then run as `python/confluent_serdes.py` to encode or decode records.
+// Chosen because the JavaScript clients reached here do not write Confluent's Protobuf message
+// indexes (@kafkajs/confluent-schema-registry 3.9.0), and Apicurio's Java serdes write their own
+// framing (docs/decisions.md).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -21,7 +22,8 @@ function venvHome(env: NodeJS.ProcessEnv = process.env): string {
 /** The virtualenv's python, created and filled on first use (about 20 s). */
 export function ensureConfluentPython(home = venvHome()): string {
   const python = join(home, 'bin', 'python');
-  const ready = join(home, '.installed');
+  // Named after what is installed, so that a cache from before an extra was added is refilled.
+  const ready = join(home, '.installed-json-protobuf-schemaregistry');
   if (existsSync(ready)) return python;
   mkdirSync(home, { recursive: true });
   try {
@@ -33,7 +35,7 @@ export function ensureConfluentPython(home = venvHome()): string {
         'pip',
         'install',
         '-q',
-        `confluent-kafka[protobuf,schemaregistry]==${CONFLUENT_KAFKA_VERSION}`,
+        `confluent-kafka[json,protobuf,schemaregistry]==${CONFLUENT_KAFKA_VERSION}`,
         `protobuf==${PROTOBUF_VERSION}`,
       ],
       { stdio: 'inherit' },
@@ -48,28 +50,31 @@ export function ensureConfluentPython(home = venvHome()): string {
   return python;
 }
 
-/** A Protobuf message the Python side builds its class from (no protoc here). */
-export interface PythonMessageSpec {
-  registry: string;
-  topic: string;
-  package: string;
-  message: string;
-  fields: Array<{ name: string; number: number; type: 'string' | 'int64' | 'int32'; repeated?: boolean }>;
-}
+/** What the Python side writes or reads: a Protobuf message (its class built from the fields, no protoc here) or a JSON Schema. */
+export type PythonSerdeSpec = { registry: string; topic: string } & (
+  | {
+      format: 'protobuf';
+      package: string;
+      message: string;
+      fields: Array<{ name: string; number: number; type: 'string' | 'int64' | 'int32'; repeated?: boolean }>;
+    }
+  | { format: 'json'; schema: object }
+);
 
 /**
- * `encode`: objects to records written by ProtobufSerializer (which registers the schema under
- * `<topic>-value`); `decode`: records to objects read by ProtobufDeserializer.
+ * `encode`: objects to records written by ProtobufSerializer / JSONSerializer (which register
+ * the schema under `<topic>-value`); `decode`: records to objects read by ProtobufDeserializer /
+ * JSONDeserializer.
  */
-export async function confluentProtobuf(
+export async function confluentSerdes(
   mode: 'encode' | 'decode',
-  spec: PythonMessageSpec,
+  spec: PythonSerdeSpec,
   input: readonly (object | Buffer)[],
 ): Promise<(object | Buffer)[]> {
   const python = ensureConfluentPython();
   const specFile = join(mkdtempSync(join(tmpdir(), 'kstreams-py-')), 'spec.json');
   writeFileSync(specFile, JSON.stringify(spec));
-  const child = spawn(python, [join(here, 'python', 'confluent_protobuf.py'), mode, specFile], {
+  const child = spawn(python, [join(here, 'python', 'confluent_serdes.py'), mode, specFile], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -83,7 +88,7 @@ export async function confluentProtobuf(
   const lines = input.map((x) => (Buffer.isBuffer(x) ? x.toString('base64') : JSON.stringify(x)));
   child.stdin.end(`${lines.join('\n')}\n`);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (code !== 0) throw new Error(`confluent_protobuf.py ${mode} failed (exit ${code}): ${err}`);
+  if (code !== 0) throw new Error(`confluent_serdes.py ${mode} failed (exit ${code}): ${err}`);
   const results = out.split('\n').filter((l) => l.length > 0);
   return results.map((l) => (mode === 'encode' ? Buffer.from(l, 'base64') : (JSON.parse(l) as object)));
 }

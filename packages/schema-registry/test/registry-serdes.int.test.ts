@@ -1,13 +1,13 @@
 // Registry serdes on the real broker and a real Schema Registry (Apicurio, started for this file
-// by scripts/registry/registry.ts), each against another registry-aware client: Avro and JSON
+// by scripts/registry/registry.ts), each against other registry-aware clients: Avro and JSON
 // Schema topologies under exactly_once whose input @kafkajs/confluent-schema-registry writes and
-// whose output it decodes; a Protobuf one whose input Confluent's Python client writes and whose
-// output it decodes (scripts/registry/confluent-python.ts); newer compatible writer schemas
-// arriving mid-stream; an incompatible one refused.
+// whose output it decodes; JSON Schema and Protobuf ones whose input Confluent's Python client
+// writes and whose output it decodes (scripts/registry/confluent-python.ts); newer compatible
+// writer schemas arriving mid-stream; an incompatible one refused.
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confluentProtobuf } from '../../../scripts/registry/confluent-python.ts';
+import { confluentSerdes } from '../../../scripts/registry/confluent-python.ts';
 import { type RunningRegistry, startRegistry } from '../../../scripts/registry/registry.ts';
 import { topicsForThisFile } from '../../../scripts/test/kafka.ts';
 import {
@@ -218,6 +218,10 @@ describe('jsonSchemaSerde against a real registry and broker', () => {
     );
     // A record not in the wire format: the handler decides (here: skip it).
     await produce(input, [{ key: 'ann', value: '{"customer":"ann","amount":100}' }]);
+    // And one from Confluent's Python client (JSONSerializer, registering its own schema text).
+    const python = { format: 'json' as const, registry: registry.url, topic: input, schema: paymentSchema };
+    const [fromPython] = await confluentSerdes('encode', python, [{ customer: 'bob', amount: 6 }]);
+    await produce(input, [{ key: 'bob', value: fromPython as Buffer }]);
 
     const balances = jsonSchemaSerde<Balance>({ registry: client, schema: balanceSchema });
     await balances.init([output]);
@@ -253,13 +257,20 @@ describe('jsonSchemaSerde against a real registry and broker', () => {
     apps.push(app);
     await app.start();
 
-    const records = await readTopic(output, (rs) => rs.length >= 3, { timeoutMs: 60_000, settleMs: 2_000 });
-    const decoded = await Promise.all(records.map(async (r) => ({ ...(await other.decode(r.value)) })));
-    expect(decoded).toEqual([
+    const records = await readTopic(output, (rs) => rs.length >= 4, { timeoutMs: 60_000, settleMs: 2_000 });
+    const expected = [
       { customer: 'ann', paid: 3 },
       { customer: 'bob', paid: 4 },
       { customer: 'ann', paid: 8 },
-    ]);
+      { customer: 'bob', paid: 10 },
+    ];
+    const decoded = await Promise.all(records.map(async (r) => ({ ...(await other.decode(r.value)) })));
+    expect(decoded).toEqual(expected);
+    // Confluent's JSONDeserializer fetches the writer schema by id and validates against it.
+    const values = records.map((r) => r.value);
+    expect(
+      await confluentSerdes('decode', { ...python, topic: output, schema: balanceSchema }, values),
+    ).toEqual(expected);
     // A record that breaks the writer's schema is refused before it is sent.
     expect(() => balances.serialize({ customer: 'x', paid: 'lots' } as unknown as Balance, output)).toThrow(
       /does not match its JSON Schema: data\/paid must be integer/,
@@ -283,8 +294,14 @@ describe('protobufSerde against a real registry and broker', () => {
     const applicationId = uniqueName('proto-app');
     // v1 is written by Confluent's Python client: it registers its schema as a serialized
     // FileDescriptorProto, which Apicurio keeps as given; kstreams reads that form too.
-    const python = { registry: registry.url, topic: input, package: 'com.acme', message: 'Sale' };
-    const fromPython = await confluentProtobuf(
+    const python = {
+      format: 'protobuf' as const,
+      registry: registry.url,
+      topic: input,
+      package: 'com.acme',
+      message: 'Sale',
+    };
+    const fromPython = await confluentSerdes(
       'encode',
       {
         ...python,
@@ -342,7 +359,7 @@ describe('protobufSerde against a real registry and broker', () => {
 
     const records = await readTopic(output, (rs) => rs.length >= 3, { timeoutMs: 60_000, settleMs: 2_000 });
     // Read by Confluent's ProtobufDeserializer: the framing, the message indexes, the payload.
-    const decoded = await confluentProtobuf(
+    const decoded = await confluentSerdes(
       'decode',
       {
         ...python,
