@@ -31,9 +31,10 @@ export function avroSerde<T = unknown>(options: AvroSerdeOptions): RegistrySerde
     reader && { text: JSON.stringify(reader.schema()), recordName: reader.name, writer: reader },
     typeOf,
     'avroSerde',
+    (id, schema) => decoders.seed(id, schema),
   );
   return {
-    init: (topics) => writers.init(topics),
+    init: (topics, options) => writers.init(topics, options),
     serialize(data, topic) {
       const { id, writer } = writers.get(topic);
       return encodeWire(id, writer.toBuffer(data));

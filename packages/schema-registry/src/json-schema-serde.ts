@@ -38,9 +38,10 @@ export function jsonSchemaSerde<T = unknown>(options: JsonSchemaSerdeOptions): R
     },
     (schema) => compile(JSON.parse(schema)),
     'jsonSchemaSerde',
+    (id, schema) => decoders.seed(id, schema),
   );
   return {
-    init: (topics) => writers.init(topics),
+    init: (topics, options) => writers.init(topics, options),
     serialize(data, topic) {
       const { id, writer } = writers.get(topic);
       check(writer, data, 'record to write');

@@ -3,6 +3,7 @@
 // KafkaProtobufSerializer writes it: a zigzag varint count, then each index as a zigzag varint,
 // the common path [0] (the file's first message) as the single byte 0. Then the Protobuf bytes.
 import protobuf from 'protobufjs';
+import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { DecoderCache, type RegistrySerde, type RegistrySerdeOptions, WriterIds } from './registry-serde.ts';
 import { topicNameStrategy } from './subject-strategy.ts';
 import { encodeWire, HEADER_SIZE, WireFormatError } from './wire-format.ts';
@@ -21,8 +22,37 @@ interface ParsedProto {
   byPath(path: number[]): protobuf.Type;
 }
 
+/** Base64 text, no whitespace or `;`: a serialized FileDescriptorProto, never .proto source. */
+const SERIALIZED = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * The schema's root and package, from .proto text or from the serialized FileDescriptorProto
+ * (base64) that Confluent's own clients (Java, Python, JavaScript) register. A Confluent registry
+ * hands either back as text; others (Apicurio 2.x) keep what they were given, so both arrive here.
+ */
+function parseSchemaText(text: string): { root: protobuf.Root; package: string | undefined } {
+  const trimmed = text.trim();
+  if (!SERIALIZED.test(trimmed)) {
+    const parsed = protobuf.parse(text, { keepCase: true });
+    return { root: parsed.root, package: parsed.package };
+  }
+  let file: protobuf.Message & { package?: string };
+  try {
+    file = descriptor.FileDescriptorProto.decode(Buffer.from(trimmed, 'base64'));
+  } catch (cause) {
+    throw new Error('the Protobuf schema is neither .proto text nor a serialized FileDescriptorProto', {
+      cause,
+    });
+  }
+  const set = descriptor.FileDescriptorSet.encode({ file: [file] }).finish();
+  // Added to Root by the descriptor extension imported above (its typings do not declare it).
+  const fromDescriptor = (protobuf.Root as unknown as { fromDescriptor(set: Uint8Array): protobuf.Root })
+    .fromDescriptor;
+  return { root: fromDescriptor(set), package: file.package || undefined };
+}
+
 export function parseProto(text: string): ParsedProto {
-  const parsed = protobuf.parse(text, { keepCase: true });
+  const parsed = parseSchemaText(text);
   const ns = parsed.package ? (parsed.root.lookup(parsed.package) as protobuf.Namespace) : parsed.root;
   const messages = (n: protobuf.NamespaceBase) => n.nestedArray.filter((x) => x instanceof protobuf.Type);
   const top = messages(ns);
@@ -118,9 +148,10 @@ export function protobufSerde<T = unknown>(options: ProtobufSerdeOptions): Regis
       : { text: options.schema, recordName: ownMessage.type.fullName.slice(1), writer: ownMessage },
     (schema) => parseProto(schema).byName(options.messageName),
     'protobufSerde',
+    (id, schema) => decoders.seed(id, schema),
   );
   return {
-    init: (topics) => writers.init(topics),
+    init: (topics, options) => writers.init(topics, options),
     serialize(data, topic) {
       const { id, writer } = writers.get(topic);
       const problem = writer.type.verify(data as object);

@@ -143,6 +143,39 @@ export class SchemaRegistryClient {
     return schema;
   }
 
+  /**
+   * Every schema registered under the subject, oldest first (none if there is no such subject):
+   * what a store may hold values of, written by earlier versions of the app.
+   */
+  async allVersions(subject: string): Promise<RegisteredSchema[]> {
+    const path = `/subjects/${encodeURIComponent(subject)}/versions`;
+    let versions: number[];
+    try {
+      versions = (await this.request('GET', path, undefined, () => undefined)) as number[];
+    } catch (err) {
+      if (err instanceof SchemaRegistryError && err.status === 404) return [];
+      throw err;
+    }
+    const schemas: RegisteredSchema[] = [];
+    for (const version of versions) {
+      const body = (await this.request('GET', `${path}/${version}`, undefined, () => undefined)) as {
+        id: number;
+        schema: string;
+        schemaType?: SchemaType;
+      };
+      const schema = {
+        id: body.id,
+        schema: body.schema,
+        schemaType: body.schemaType ?? 'AVRO',
+        subject,
+        version,
+      };
+      this.byId.set(schema.id, schema);
+      schemas.push(schema);
+    }
+    return schemas;
+  }
+
   private async request(
     method: string,
     path: string,

@@ -23,8 +23,12 @@ export interface RegistrySerdeOptions {
 
 export interface RegistrySerde<T> extends Serde<T> {
   prepare(data: Buffer, topic?: string): Promise<void> | undefined;
-  /** Registers or looks up the writer schema for these topics' subjects; await it before start(). */
-  init(topics: string[]): Promise<void>;
+  /**
+   * Registers or looks up the writer schema for these topics' subjects (`start()` does it for
+   * the topics the app writes). `readsBack` (a store's changelog): also fetches every schema of
+   * the subject, since the store reads back values earlier runs wrote, synchronously.
+   */
+  init(topics: string[], options?: { readsBack?: boolean }): Promise<void>;
 }
 
 /** Decoders per writer schema id, fetched by `prepare`, used synchronously by `get`. */
@@ -60,6 +64,21 @@ export class DecoderCache<D> {
     return pending;
   }
 
+  /**
+   * A schema known without a fetch: the serde's own, once `init` has its id. A store's values are
+   * read back with it (they carry the id this serde wrote them with), synchronously.
+   */
+  seed(id: number, schema: string): void {
+    if (this.decoders.has(id)) return;
+    try {
+      this.decoders.set(id, this.build(schema));
+    } catch (err) {
+      // An older version this serde cannot read (not resolvable against its schema): reading a
+      // record with it fails then, with this reason.
+      this.failures.set(id, err);
+    }
+  }
+
   get(data: Buffer): D {
     const id = schemaIdOf(data);
     const decoder = this.decoders.get(id);
@@ -69,8 +88,10 @@ export class DecoderCache<D> {
     throw new SchemaRegistryError(
       failure === undefined
         ? `the writer schema ${id} of this record was not fetched: deserialize() ran without an awaited ` +
-            'prepare(). kstreams awaits it for sources without a timestamp extractor; a source with ' +
-            'one does not yet (see docs/schema-registry.md): drop the extractor from this source'
+            'prepare(). kstreams awaits it for sources without a timestamp extractor and for store ' +
+            'changelogs it restores, and fetches the versions of a changelog subject at start; a ' +
+            'source with an extractor or a global table does not yet: drop the extractor, or use ' +
+            'another serde for the global table (see docs/schema-registry.md)'
         : `the writer schema ${id} of this record could not be fetched (${String(failure)})`,
       undefined,
       undefined,
@@ -90,10 +111,22 @@ export class WriterIds<W> {
     private readonly own: { text: string; recordName: string | undefined; writer: W } | undefined,
     private readonly build: (schema: string) => W,
     private readonly serdeName: string,
+    /** Told each writer schema resolved, so that records written with it read back without a fetch. */
+    private readonly resolved: (id: number, schema: string) => void,
   ) {}
 
-  async init(topics: string[]): Promise<void> {
-    for (const topic of topics) this.writers.set(topic, await this.resolve(topic));
+  async init(topics: string[], options?: { readsBack?: boolean }): Promise<void> {
+    for (const topic of topics) {
+      this.writers.set(topic, await this.resolve(topic));
+      if (options?.readsBack === true && this.options.schemaId === undefined) {
+        const subject = this.options.subjectNameStrategy!(
+          topic,
+          this.options.isKey ?? false,
+          this.own?.recordName,
+        );
+        for (const s of await this.options.registry.allVersions(subject)) this.resolved(s.id, s.schema);
+      }
+    }
   }
 
   get(topic: string | undefined): { id: number; writer: W } {
@@ -111,11 +144,13 @@ export class WriterIds<W> {
     const isKey = this.options.isKey ?? false;
     if (this.options.schemaId !== undefined) {
       const s = await registry.schemaById(this.options.schemaId);
+      this.resolved(s.id, s.schema);
       return { id: this.options.schemaId, writer: this.build(s.schema) };
     }
     const subject = strategy!(topic, isKey, this.own?.recordName);
     if (this.options.useLatestVersion) {
       const s = await registry.latest(subject);
+      this.resolved(s.id, s.schema);
       return { id: s.id, writer: this.build(s.schema) };
     }
     if (this.own === undefined) {
@@ -125,6 +160,7 @@ export class WriterIds<W> {
       this.options.autoRegister === false
         ? await registry.lookup(subject, this.own.text, this.schemaType)
         : await registry.register(subject, this.own.text, this.schemaType);
+    this.resolved(id, this.own.text);
     return { id, writer: this.own.writer };
   }
 }

@@ -1,3 +1,5 @@
+import protobuf from 'protobufjs';
+import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { describe, expect, it } from 'vitest';
 import { decodeMessageIndexes, encodeMessageIndexes, parseProto } from '../src/protobuf-serde.ts';
 
@@ -34,5 +36,20 @@ describe("Confluent's Protobuf message indexes", () => {
     expect(p.byPath([0, 0]).name).toBe('Line');
     expect(() => p.byName('Nope')).toThrow(/no message named "Nope"/);
     expect(() => p.byPath([5])).toThrow(/not in the writer's schema/);
+  });
+
+  it('reads a schema registered as a serialized FileDescriptorProto, as Confluent clients register them', () => {
+    const root = protobuf.parse(proto, { keepCase: true }).root;
+    const set = (
+      root as unknown as { toDescriptor(syntax: string): { file: protobuf.Message[] } }
+    ).toDescriptor('proto3');
+    const base64 = Buffer.from(descriptor.FileDescriptorProto.encode(set.file[0]!).finish()).toString(
+      'base64',
+    );
+    const p = parseProto(base64);
+    expect(p.byName('com.acme.Refund').path).toEqual([1]);
+    expect(p.byPath([0, 0]).fullName).toBe('.com.acme.Order.Line');
+    expect(Object.keys(p.byPath([0]).fields)).toEqual(['customer', 'amount']);
+    expect(() => parseProto('AAAA')).toThrow();
   });
 });

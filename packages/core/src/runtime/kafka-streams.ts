@@ -32,6 +32,7 @@ import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { PatternTopicRefresh } from './pattern-refresh.ts';
 import { prepareTopics } from './prepare-topics.ts';
+import { initSerdes } from './serde-init.ts';
 import { StateDirectory } from './state-directory.ts';
 import { StreamThread } from './stream-thread.ts';
 
@@ -274,6 +275,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
         await this.patternRefresh.matchNow();
       }
       await prepareTopics(this.topology, this.config, this.admin);
+      await initSerdes(this.topology.internalBuilder, this.config.applicationId, this.config);
       await this.startGlobalThread();
       await this.startThread();
       this.patternRefresh?.start();

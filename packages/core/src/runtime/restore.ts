@@ -63,6 +63,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
       deps.restoreListener,
     );
     const convert = rt.task.restoreConverter(cp.storeName);
+    const prepare = rt.task.restorePreparer(cp.storeName);
     restorer.start(start, end);
     const progress = deps.recorder.restoreStarted({
       taskId: rt.id,
@@ -80,6 +81,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
       startOffset: start,
       endOffset: end,
       apply: async (records, batchEnd) => {
+        if (prepare !== undefined) await prepare(records);
         await applyChangelogRecords(restorer, convert, records, batchEnd);
         deps.metrics.restoredRecords += records.length;
         deps.recorder.restoredBatch(progress, records.length, batchEnd);

@@ -14,6 +14,16 @@ export interface Serde<T> {
    * Serdes without it (all built-in ones) keep the synchronous path.
    */
   prepare?(data: Buffer, topic?: string): Promise<void> | undefined;
+  /**
+   * For serdes that must resolve something per topic before they can serialize (a Schema Registry
+   * serde registering or looking up its schema id under the topic's subject). `KafkaStreams.start()`
+   * awaits it, before any task runs, with every topic the app writes with this serde: its static
+   * sink topics, repartition topics and store changelogs (`<applicationId>-<store>-changelog`, as
+   * Kafka Streams names them, also for a store without logging). For the changelogs it passes
+   * `{ readsBack: true }`: the store reads back what earlier runs wrote there, possibly with
+   * older schema versions, without a chance to await a fetch.
+   */
+  init?(topics: string[], options?: { readsBack?: boolean }): Promise<void>;
 }
 
 /** What `Serdes.Json(schema)` accepts: a zod schema, or anything else with `parse`. */

@@ -1,7 +1,8 @@
 // `npm run demo -- avro`: Avro orders through a Schema Registry. A registry (SCHEMA_REGISTRY_URL,
 // or Apicurio built and started here by scripts/registry), generated orders written as Avro with
 // schema v1 and then v2 (a field added with a default), an exactly_once app summing them per
-// customer into Avro totals, and the final totals read back read_committed and checked.
+// customer into Avro totals (in its store and changelog too), and the final totals read back
+// read_committed and checked.
 import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
 import { avroSerde, SchemaRegistryClient } from '@kstreams/schema-registry';
 import { startRegistry } from '../../../../scripts/registry/registry.ts';
@@ -83,8 +84,9 @@ await runDemo('avro', async (ctx) => {
   }
   await producer.disconnect();
 
+  // The totals are Avro in the store and its changelog too (subject
+  // `<applicationId>-totals-changelog-value`); start() registers the schema for both topics.
   const totals = avroSerde<Total>({ registry, schema: totalSchema });
-  await totals.init([output]);
   const builder = new StreamsBuilder();
   builder
     .stream(input, { keySerde: Serdes.String(), valueSerde: avroSerde<Order>({ registry, schema: orderV2 }) })
@@ -96,7 +98,7 @@ await runDemo('avro', async (ctx) => {
         total: t.total + o.amount,
         online: t.online + (o.channel === 'online' ? 1 : 0),
       }),
-      { valueSerde: Serdes.Json<Total>() },
+      { storeName: 'totals', valueSerde: totals },
     )
     .toStream()
     .to(output, { keySerde: Serdes.String(), valueSerde: totals });

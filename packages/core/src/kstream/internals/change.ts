@@ -23,7 +23,7 @@ const HAS_OLD = 2;
  * the value bytes; with both, a 4-byte length of the new value comes first.
  */
 export function changeSerde(inner: AnySerde): AnySerde {
-  return {
+  const serde: AnySerde = {
     serialize(data, topic) {
       const change = data as Change<unknown>;
       const hasNew = change.newValue !== null && change.newValue !== undefined;
@@ -53,4 +53,17 @@ export function changeSerde(inner: AnySerde): AnySerde {
       throw new SerdeError(`Not a KTable change record (flag byte ${String(flags)})`);
     },
   };
+  // A registry serde's prepare sees each value's own bytes, as its deserialize does.
+  if (inner.prepare !== undefined) serde.prepare = (data, topic) => prepareChange(inner, data, topic);
+  return serde;
+}
+
+function prepareChange(inner: AnySerde, data: Buffer, topic: string | undefined): Promise<void> | undefined {
+  const flags = data[0];
+  const parts =
+    flags === (HAS_NEW | HAS_OLD) && data.length >= 5
+      ? [data.subarray(5, 5 + data.readUInt32BE(1)), data.subarray(5 + data.readUInt32BE(1))]
+      : [data.subarray(1)];
+  const pending = parts.map((p) => inner.prepare?.(p, topic)).filter((p) => p !== undefined);
+  return pending.length === 0 ? undefined : Promise.all(pending).then(() => undefined);
 }

@@ -18,6 +18,7 @@ import { isVersionedBuilder, versionedRestoreValue } from '../../state/versioned
 import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
 import { topicPartitionKey } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
+import { bindToTopic, unwrapStoreSerde } from './topic-bound-serde.ts';
 
 export interface ProcessorStateManagerOptions extends DefaultSerdes {
   /** `<subtopology>_<partition>`, for the store factory and error messages. */
@@ -99,11 +100,15 @@ export class ProcessorStateManager {
       : null;
     if (changelog !== null) this.changelogPartitions.push({ ...changelog, storeName: name });
     const where = `state store '${name}'`;
+    // Kafka Streams' store serdes see the changelog topic, with logging or without.
+    const topic = changelogTopicName(this.options.applicationId, name);
+    const resolve = (serde: unknown, part: 'key' | 'value') =>
+      bindToTopic(resolveSerde(this.options, serde as AnySerde | undefined, part, where), topic);
     this.stores.set(name, {
       builder,
       changelog,
-      keySerde: resolveSerde(this.options, builder.keySerde as AnySerde | undefined, 'key', where),
-      valueSerde: resolveSerde(this.options, builder.valueSerde as AnySerde | undefined, 'value', where),
+      keySerde: resolve(builder.keySerde, 'key'),
+      valueSerde: resolve(builder.valueSerde, 'value'),
     });
   }
 
@@ -170,6 +175,29 @@ export class ProcessorStateManager {
       message.value === null
         ? message
         : { ...message, value: withTimestamp(message.timestamp, message.value) };
+  }
+
+  /**
+   * What the restore awaits before applying a batch of the store's changelog records: the
+   * `prepare` of its serdes (a registry serde fetching a schema id it has not seen, say one an
+   * older version of the app wrote), so that later reads of the store deserialize synchronously.
+   * Undefined when neither serde has `prepare`.
+   */
+  restorePreparer(storeName: string): ((messages: readonly ChangelogMessage[]) => Promise<void>) | undefined {
+    const { keySerde } = this.entry(storeName);
+    // A timestamped store's changelog holds the plain value: the inner serde's bytes.
+    const valueSerde = unwrapStoreSerde(this.entry(storeName).valueSerde);
+    if (keySerde.prepare === undefined && valueSerde.prepare === undefined) return undefined;
+    return async (messages) => {
+      const pending: Promise<void>[] = [];
+      for (const { key, value } of messages) {
+        const k = key === null ? undefined : keySerde.prepare?.(key);
+        const v = value === null ? undefined : valueSerde.prepare?.(value);
+        if (k !== undefined) pending.push(k);
+        if (v !== undefined) pending.push(v);
+      }
+      if (pending.length > 0) await Promise.all(pending);
+    };
   }
 
   /** The store processors see (reads go through the transactional buffer). */

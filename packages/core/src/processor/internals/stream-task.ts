@@ -174,6 +174,10 @@ export class StreamTask implements TaskServices, SinkTarget {
     return this.stateManager.restoreConverter(storeName);
   }
 
+  restorePreparer(storeName: string): ((messages: readonly ChangelogMessage[]) => Promise<void>) | undefined {
+    return this.stateManager.restorePreparer(storeName);
+  }
+
   /** The store processors see (reads go through the transactional buffer). */
   store(storeName: string): StateStore {
     return this.stateManager.store(storeName);
