@@ -99,20 +99,15 @@ describe('StandbyTask on a transactional changelog', () => {
         () => 0,
         () => end!.offset,
       );
-      await restoreChangelogs(
-        testKafka(),
-        admin,
-        { groupIdPrefix: applicationId, readCommitted, timeoutMs: 30_000 },
-        [
-          {
-            topic: changelog,
-            partition: 0,
-            startOffset: start!.offset,
-            endOffset: end!.offset,
-            apply: (records, batchEnd) => standby.update(changelog, 0, records, batchEnd),
-          },
-        ],
-      );
+      await restoreChangelogs(testKafka(), { readCommitted, timeoutMs: 30_000 }, [
+        {
+          topic: changelog,
+          partition: 0,
+          startOffset: start!.offset,
+          endOffset: end!.offset,
+          apply: (records, batchEnd) => standby.update(changelog, 0, records, batchEnd),
+        },
+      ]);
       return standby;
     }
     const value = (task: StandbyTask, key: string) =>
