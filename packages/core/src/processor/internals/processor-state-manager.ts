@@ -11,6 +11,8 @@ import {
   writeCheckpoint,
 } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
+import type { Position } from '../../query/position.ts';
+import { StorePosition, type WriteContext } from '../../query/store-position.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import { rawValueOf, timestampOf, withTimestamp } from '../../state/value-and-timestamp.ts';
@@ -40,6 +42,8 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   ) => TransactionalBuffer;
   /** A buffer grew past maxUncommittedBytes. */
   onCommitRequested: () => void;
+  /** The input record being processed: each store's position follows the records written into it. */
+  currentRecord?: () => WriteContext | undefined;
 }
 
 export interface ChangelogPartition extends TopicPartition {
@@ -72,6 +76,7 @@ interface RegisteredStore {
   bytes?: KeyValueBytesStore;
   buffer?: TransactionalBuffer;
   store?: StateStore;
+  readonly position: StorePosition;
 }
 
 /**
@@ -99,9 +104,11 @@ export class ProcessorStateManager {
       : null;
     if (changelog !== null) this.changelogPartitions.push({ ...changelog, storeName: name });
     const where = `state store '${name}'`;
+    const current = this.options.currentRecord ?? (() => undefined);
     this.stores.set(name, {
       builder,
       changelog,
+      position: new StorePosition(current),
       keySerde: resolveSerde(this.options, builder.keySerde as AnySerde | undefined, 'key', where),
       valueSerde: resolveSerde(this.options, builder.valueSerde as AnySerde | undefined, 'value', where),
     });
@@ -131,6 +138,7 @@ export class ProcessorStateManager {
         ...(maxUncommittedBytes === undefined ? {} : { maxUncommittedBytes }),
         ...(uncommittedBytes === undefined ? {} : { budget: uncommittedBytes }),
         onCommitRequested: this.options.onCommitRequested,
+        onWrite: () => entry.position.written(),
       };
       entry.buffer =
         this.options.newBuffer?.(name, bytes, bufferOptions) ?? new TransactionalBuffer(bytes, bufferOptions);
@@ -156,6 +164,26 @@ export class ProcessorStateManager {
     return isVersionedBuilder(builder)
       ? new VersionedRestoreTarget(entry.bytes, builder.storeOptions())
       : entry.bytes;
+  }
+
+  /** The store's bytes as committed (a versioned store's too, unlike bytesStore): what queries read. */
+  committedBytes(storeName: string): KeyValueBytesStore {
+    const { bytes } = this.entry(storeName);
+    if (bytes === undefined)
+      throw new StreamsError(
+        `Task ${this.options.taskId}: state store '${storeName}' is not initialized yet`,
+      );
+    return bytes;
+  }
+
+  /** The position of the store's committed data (Kafka Streams' store position, KIP-796). */
+  position(storeName: string): Position {
+    return this.entry(storeName).position.get();
+  }
+
+  /** After a restart: every store holds at least the records before the committed input offsets. */
+  seedPositions(committedOffsets: ReadonlyArray<{ topic: string; partition: number; offset: number }>): void {
+    for (const entry of this.stores.values()) entry.position.seed(committedOffsets);
   }
 
   /**
@@ -232,6 +260,7 @@ export class ProcessorStateManager {
   async commit(changelogOffsets: readonly CheckpointEntry[]): Promise<void> {
     for (const entry of this.stores.values()) {
       await entry.buffer?.commit();
+      entry.position.committed();
       if (entry.store instanceof TypedVersionedKeyValueStore) await this.committedVersioned(entry);
     }
     for (const { topic, partition, offset } of changelogOffsets) {
@@ -255,7 +284,10 @@ export class ProcessorStateManager {
 
   /** Drops every buffered write. */
   rollback(): void {
-    for (const entry of this.stores.values()) entry.buffer?.rollback();
+    for (const entry of this.stores.values()) {
+      entry.buffer?.rollback();
+      entry.position.rolledBack();
+    }
   }
 
   /** Drops the buffers and closes the stores; returns the first error, after trying every store. */

@@ -1,6 +1,7 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
 import { StreamsError } from '../../errors.ts';
+import type { Position } from '../../query/position.ts';
 import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
@@ -128,6 +129,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       onCommitRequested: () => {
         this.point.wantsCommit = true;
       },
+      currentRecord: current.get,
     });
     for (const storeBuilder of group.stores) this.stateManager.register(storeBuilder);
     this.changelogPartitions = this.stateManager.changelogPartitions;
@@ -159,9 +161,14 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   // ---- set-up ----
 
-  /** Opens the stores; returns the checkpoint read (or `[]`), where the restore starts. */
-  initializeStores(): Promise<CheckpointEntry[]> {
-    return this.stateManager.initialize();
+  /**
+   * Opens the stores; returns the checkpoint read (or `[]`), where the restore starts. The input
+   * offsets committed before say how far the stores' positions are at least.
+   */
+  async initializeStores(committedOffsets: readonly CheckpointEntry[] = []): Promise<CheckpointEntry[]> {
+    const checkpoint = await this.stateManager.initialize();
+    this.stateManager.seedPositions(committedOffsets);
+    return checkpoint;
   }
   /** The raw bytes store, for the runtime's changelog restore (bypasses the buffer). */
   storeFor(storeName: string): KeyValueBytesStore {
@@ -180,6 +187,14 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   get storeNames(): string[] {
     return this.stateManager.storeNames;
+  }
+
+  /** The store's committed bytes (a versioned store's too) and their position, for interactive queries. */
+  committedState(storeName: string): { bytes: KeyValueBytesStore; position: Position } {
+    return {
+      bytes: this.stateManager.committedBytes(storeName),
+      position: this.stateManager.position(storeName),
+    };
   }
 
   async initializeTopology(): Promise<void> {
