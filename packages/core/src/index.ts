@@ -130,6 +130,7 @@ export type {
   SessionWindowedKey,
   StateStore,
   StoreBuilder,
+  ValueAndTimestamp,
   VersionedBytesStoreSupplier,
   VersionedKeyValueStore,
   VersionedRecord,

@@ -21,6 +21,7 @@ export {
 } from '@kstreams/state-store';
 export type { Window, Windowed } from '../windowed.ts';
 export type { ReadOnlySessionStore } from './session-store.ts';
+export type { ValueAndTimestamp } from './value-and-timestamp.ts';
 export type { StateStore } from './state-store.ts';
 export type { StoreBuilder } from './store-builder.ts';
 export type { VersionedBytesStoreSupplier } from './versioned-store-builder.ts';
