@@ -126,8 +126,11 @@ export class ProcessorStateManager {
     return this.open;
   }
 
-  /** Opens every store behind its buffer; returns the checkpoint read (or `[]`), for the restore. */
-  async initialize(): Promise<CheckpointEntry[]> {
+  /**
+   * Opens every store behind its buffer; returns the checkpoint read (or `[]`), for the restore.
+   * The task's committed input offsets (none for a new task) seed the stores' positions.
+   */
+  async initialize(committedOffsets: readonly CheckpointEntry[] = []): Promise<CheckpointEntry[]> {
     const { taskId, storeFactory, maxUncommittedBytes, uncommittedBytes, checkpointFile } = this.options;
     if (this.open) throw new StreamsError(`Task ${taskId}: stores are already initialized`);
     for (const [name, entry] of this.stores) {
@@ -145,6 +148,7 @@ export class ProcessorStateManager {
       entry.store = entry.builder.build(entry.buffer, entry.keySerde, entry.valueSerde);
     }
     this.open = true;
+    for (const entry of this.stores.values()) entry.position.seed(committedOffsets);
     const entries = checkpointFile === undefined ? [] : await readCheckpoint(checkpointFile);
     for (const entry of entries)
       this.checkpoint.set(topicPartitionKey(entry.topic, entry.partition), { ...entry });
@@ -166,24 +170,17 @@ export class ProcessorStateManager {
       : entry.bytes;
   }
 
-  /** The store's bytes as committed (a versioned store's too, unlike bytesStore): what queries read. */
-  committedBytes(storeName: string): KeyValueBytesStore {
-    const { bytes } = this.entry(storeName);
-    if (bytes === undefined)
+  /**
+   * The store's bytes as committed (a versioned store's too, unlike bytesStore) and their position
+   * (Kafka Streams' store position, KIP-796): what interactive queries read.
+   */
+  committedState(storeName: string): { bytes: KeyValueBytesStore; position: Position } {
+    const entry = this.entry(storeName);
+    if (entry.bytes === undefined)
       throw new StreamsError(
         `Task ${this.options.taskId}: state store '${storeName}' is not initialized yet`,
       );
-    return bytes;
-  }
-
-  /** The position of the store's committed data (Kafka Streams' store position, KIP-796). */
-  position(storeName: string): Position {
-    return this.entry(storeName).position.get();
-  }
-
-  /** After a restart: every store holds at least the records before the committed input offsets. */
-  seedPositions(committedOffsets: ReadonlyArray<{ topic: string; partition: number; offset: number }>): void {
-    for (const entry of this.stores.values()) entry.position.seed(committedOffsets);
+    return { bytes: entry.bytes, position: entry.position.get() };
   }
 
   /**

@@ -161,15 +161,11 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   // ---- set-up ----
 
-  /**
-   * Opens the stores; returns the checkpoint read (or `[]`), where the restore starts. The input
-   * offsets committed before say how far the stores' positions are at least.
-   */
-  async initializeStores(committedOffsets: readonly CheckpointEntry[] = []): Promise<CheckpointEntry[]> {
-    const checkpoint = await this.stateManager.initialize();
-    this.stateManager.seedPositions(committedOffsets);
-    return checkpoint;
+  /** Opens the stores; returns the checkpoint read (or `[]`). The committed offsets seed their positions. */
+  initializeStores(committedOffsets: readonly CheckpointEntry[] = []): Promise<CheckpointEntry[]> {
+    return this.stateManager.initialize(committedOffsets);
   }
+
   /** The raw bytes store, for the runtime's changelog restore (bypasses the buffer). */
   storeFor(storeName: string): KeyValueBytesStore {
     return this.stateManager.bytesStore(storeName);
@@ -191,10 +187,7 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   /** The store's committed bytes (a versioned store's too) and their position, for interactive queries. */
   committedState(storeName: string): { bytes: KeyValueBytesStore; position: Position } {
-    return {
-      bytes: this.stateManager.committedBytes(storeName),
-      position: this.stateManager.position(storeName),
-    };
+    return this.stateManager.committedState(storeName);
   }
 
   async initializeTopology(): Promise<void> {
