@@ -208,6 +208,22 @@ describe('queryLocalStores', () => {
     );
     expect(missing.getPartitionResults().get(5)!.getFailureReason()).toBe('NOT_PRESENT');
     expect(missing.getPartitionResults().get(2)!.isSuccess()).toBe(true);
+
+    const traced = await queryLocalStores(
+      deps,
+      StateQueryRequest.inStore('kv').withQuery(KeyQuery.withKey('a')).enableExecutionInfo(),
+    );
+    expect(traced.getOnlyPartitionResult()!.getExecutionInfo().join('\n')).toMatch(
+      /Partition 2 answered by task 0_2\nHandled in key-value store 'kv' in \d+ns/,
+    );
+    await expect(
+      queryLocalStores(deps, StateQueryRequest.inStore('kv').withQuery(KeyQuery.withKey('a')), {
+        timeoutMs: -1,
+      }),
+    ).rejects.toThrow(/timeoutMs must be a number of milliseconds >= 0/);
+    await expect(
+      queryLocalStores(deps, StateQueryRequest.inStore('nope').withQuery(KeyQuery.withKey('a'))),
+    ).rejects.toThrow(/No state store named 'nope'.*kv, prices/);
     await task.close();
   });
 
