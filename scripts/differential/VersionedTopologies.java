@@ -1,6 +1,6 @@
 // The versioned-table topologies of the differential harness (issue 39, KIP-889/914), compiled
 // with Differential.java: a table on a versioned store (history retention 100 ms) and temporal
-// stream-table joins against it.
+// stream-table joins against it, also with a grace period (KIP-923).
 // packages/core/test/differential/scenarios-versioned.ts builds the same topologies with kstreams.
 
 import java.time.Duration;
@@ -8,6 +8,7 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Joined;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.KTable;
 import org.apache.kafka.streams.kstream.Materialized;
@@ -51,6 +52,20 @@ final class VersionedTopologies {
             .mapValues(v -> v.toUpperCase());
         KStream<String, String> left = builder.stream("left");
         left.leftJoin(table, PLUS).to("out");
+        return true;
+      }
+      case "temporal-grace-inner": {
+        KTable<String, String> table = versionedTable(builder);
+        builder.<String, String>stream("left")
+            .join(table, PLUS, Joined.<String, String, String>as("gj").withGracePeriod(Duration.ofMillis(50)))
+            .to("out");
+        return true;
+      }
+      case "temporal-grace-left": {
+        KTable<String, String> table = versionedTable(builder);
+        builder.<String, String>stream("left")
+            .leftJoin(table, PLUS, Joined.<String, String, String>as("gj").withGracePeriod(Duration.ofMillis(50)))
+            .to("out");
         return true;
       }
       default:

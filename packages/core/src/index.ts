@@ -96,6 +96,27 @@ export type {
   SubtopologyDescription,
   TopologyDescription,
 } from './processor/topology-description.ts';
+// IQv2: typed queries with positions (`app.query(StateQueryRequest.inStore(name).withQuery(q))`).
+export {
+  type FailureReason,
+  isPermitted,
+  KeyQuery,
+  MultiVersionedKeyQuery,
+  Position,
+  PositionBound,
+  type PositionJson,
+  type Query,
+  QueryResult,
+  RangeQuery,
+  type ResultOrder,
+  StateQueryRequest,
+  StateQueryResult,
+  TimestampedKeyQuery,
+  TimestampedRangeQuery,
+  VersionedKeyQuery,
+  WindowKeyQuery,
+  WindowRangeQuery,
+} from './query/index.ts';
 export * from './runtime/index.ts';
 export type { Schema, Serde, SerdeType } from './serdes/serde.ts';
 export { Serdes } from './serdes/serdes.ts';
@@ -109,6 +130,7 @@ export type {
   SessionWindowedKey,
   StateStore,
   StoreBuilder,
+  ValueAndTimestamp,
   VersionedBytesStoreSupplier,
   VersionedKeyValueStore,
   VersionedRecord,

@@ -13,5 +13,7 @@ export {
   startHttpServer,
 } from './plugin.ts';
 export { parseRange, parseTime, type StoreQueryOptions, sessionsOf, windowsOf } from './queries.ts';
+export { registerStateQueries, type StateQueryResponse } from './state-queries.ts';
+export type { PartitionResultJson, StateQueryBody } from './state-query-json.ts';
 export { type InstanceStatus, instanceStatus } from './status.ts';
 export { allInstances, type InstanceEntry } from './status-page.ts';

@@ -5,6 +5,7 @@ import type { KafkaStreams } from '@kstreams/core';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { liveness, readiness } from './health.ts';
 import { registerStoreQueries, type StoreQueryOptions } from './queries.ts';
+import { registerStateQueries } from './state-queries.ts';
 import { instanceStatus } from './status.ts';
 import { registerStatusPage } from './status-page.ts';
 
@@ -48,6 +49,7 @@ export const kstreamsPlugin: FastifyPluginAsync<KStreamsPluginOptions> = async (
   });
   registerStatusPage(fastify, current);
   registerStoreQueries(fastify, current, options.stores);
+  registerStateQueries(fastify, current, options.stores);
 };
 
 export interface StreamsHttpServer {

@@ -106,6 +106,13 @@ export interface Joined<K, V, VO> extends Named {
   keySerde?: Serde<K>;
   valueSerde?: Serde<V>;
   otherValueSerde?: Serde<VO>;
+  /**
+   * Kafka Streams' Joined.withGracePeriod (KIP-923), against a versioned table only: stream records
+   * wait up to this long (by stream time) in a buffer store (`<join name>-Buffer`, with a changelog)
+   * and are joined in timestamp order, so table updates arriving that late are still seen. At most
+   * the table's history retention.
+   */
+  gracePeriodMs?: number;
 }
 
 /**

@@ -15,3 +15,4 @@ export {
 } from './kafka-streams.ts';
 export type { TaskMetadata, TaskPartitionMetadata, ThreadMetadata } from './local-metadata.ts';
 export type { StreamsMetrics } from './metrics.ts';
+export type { StateQueryOptions } from './state-query.ts';

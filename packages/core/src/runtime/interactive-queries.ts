@@ -45,7 +45,7 @@ export interface QueryDeps {
   globalStore?(storeName: string): StateStore | undefined;
 }
 
-function storeSerdes(
+export function storeSerdes(
   deps: QueryDeps,
   storeName: string,
 ): { builder: StoreBuilder; keySerde: Serde<unknown>; valueSerde: Serde<unknown> } {
@@ -205,6 +205,21 @@ export class KeyQueryResolver {
   constructor(private readonly deps: QueryDeps) {}
 
   async metadataForKey<K>(storeName: string, key: K, routing: KeyRouting<K>): Promise<KeyQueryMetadata> {
+    const { sub, widest } = await this.subtopologyOf(storeName);
+    const partition = partitionOfKey(key, routing, widest.topic, widest.width, storeName);
+    return this.ownerOf(sub, partition);
+  }
+
+  /** Every partition of the store, and who runs it (IQv2 through the HTTP plugin asks each owner). */
+  async metadataForPartitions(storeName: string): Promise<KeyQueryMetadata[]> {
+    const { sub, widest } = await this.subtopologyOf(storeName);
+    const all: KeyQueryMetadata[] = [];
+    for (let partition = 0; partition < widest.width; partition++)
+      all.push(await this.ownerOf(sub, partition));
+    return all;
+  }
+
+  private async subtopologyOf(storeName: string) {
     storeSerdes(this.deps, storeName);
     const sub = this.deps.topology
       .subtopologies(this.deps.config.applicationId)
@@ -219,7 +234,13 @@ export class KeyQueryResolver {
         throw new StreamsError(`The source topics of store '${storeName}' do not exist yet`);
       this.widths.set(sub.id, widest);
     }
-    const partition = partitionOfKey(key, routing, widest.topic, widest.width, storeName);
+    return { sub, widest };
+  }
+
+  private async ownerOf(
+    sub: { id: number; sourceTopics: string[] },
+    partition: number,
+  ): Promise<KeyQueryMetadata> {
     const taskId = `${sub.id}_${partition}`;
     const local = this.deps.tasks().some((t) => t.id === taskId);
     if (local) return { partition, taskId, local, host: this.deps.config.applicationServer };

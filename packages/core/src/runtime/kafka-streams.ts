@@ -15,6 +15,7 @@ import { createMetricsRegistry } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
+import type { StateQueryRequest, StateQueryResult } from '../query/results.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { GlobalStreamThread } from './global-stream-thread.ts';
 import { applyHeapGrowth } from './heap-growth.ts';
@@ -34,6 +35,7 @@ import { PatternTopicRefresh } from './pattern-refresh.ts';
 import { prepareTopics } from './prepare-topics.ts';
 import { initSerdes } from './serde-init.ts';
 import { StateDirectory } from './state-directory.ts';
+import { queryLocalStores, type StateQueryOptions } from './state-query.ts';
 import { StreamThread } from './stream-thread.ts';
 
 export interface StreamsMetadata {
@@ -195,6 +197,24 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     keySerdeOrPartitioner: Serde<K> | StreamPartitioner<K, unknown>,
   ): Promise<KeyQueryMetadata> {
     return this.keyResolver.metadataForKey(storeName, key, keySerdeOrPartitioner);
+  }
+
+  /**
+   * IQv2 (Kafka Streams' `query(StateQueryRequest)`): the query answered by each partition of the
+   * store this instance holds (or those the request names), with the position of each answer.
+   * `timeoutMs`: how long a partition below the request's PositionBound is waited for (default 0).
+   */
+  query<R>(request: StateQueryRequest<R>, options?: StateQueryOptions): Promise<StateQueryResult<R>> {
+    if (this.currentState !== 'RUNNING' && this.currentState !== 'REBALANCING')
+      throw new IllegalStateError(
+        `query() needs a RUNNING or REBALANCING app; it is ${this.currentState}${this.currentState === 'CREATED' ? ': call start() first' : ''}`,
+      );
+    return queryLocalStores(this.queries, request, options);
+  }
+
+  /** Every partition of the store and the instance that runs it (what the HTTP plugin forwards by). */
+  queryMetadataForPartitions(storeName: string): Promise<KeyQueryMetadata[]> {
+    return this.keyResolver.metadataForPartitions(storeName);
   }
 
   get state(): KafkaStreamsState {

@@ -199,6 +199,8 @@ export class TaskRuntime implements ActiveTask {
         onStillUnstable,
       }),
     );
+    // Offsets really committed (not reset ones): what the stores hold at least (their positions).
+    const committedBefore = this.committedPositions();
     if (this.committed.size < this.inputPartitions.length) {
       // Never committed: start where the topic's offset reset policy says. The position must be
       // explicit: the consumer's own position may be where an earlier owner of this task stopped
@@ -211,7 +213,7 @@ export class TaskRuntime implements ActiveTask {
     // Where each partition's log ends: the partition group waits for input known to exist.
     for (const o of await admin.endOffsets(topics))
       this.partitionGroup.updateEndOffset(o.topic, o.partition, o.offset);
-    this.checkpoint = await this.task.initializeStores();
+    this.checkpoint = await this.task.initializeStores(committedBefore);
     this.deps.logger.debug(
       { taskId: this.id, startOffsets: Object.fromEntries(this.committed), checkpoint: this.checkpoint },
       'task initialized',

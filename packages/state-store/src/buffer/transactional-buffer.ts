@@ -17,6 +17,8 @@ export interface TransactionalBufferOptions {
    */
   budget?: UncommittedBytesBudget;
   onCommitRequested?: () => void;
+  /** Called on every put and delete (the task's store position follows its writes). */
+  onWrite?: () => void;
 }
 
 /**
@@ -80,6 +82,7 @@ export class TransactionalBuffer implements LastWriteTracking {
   readonly store: KeyValueBytesStore;
   private readonly budget: UncommittedBytesBudget;
   private readonly onCommitRequested: (() => void) | undefined;
+  private readonly onWrite: (() => void) | undefined;
   /** Values by the key's byteOrderKey: a Buffer, its bytes as a latin1 string, or null (a delete). */
   private pending = new Map<string, BufferedValue>();
   /** Keys whose value may still be a Buffer, for the next compaction. */
@@ -108,6 +111,7 @@ export class TransactionalBuffer implements LastWriteTracking {
     this.store = store;
     this.budget = options.budget ?? new UncommittedBytesBudget(max);
     this.onCommitRequested = options.onCommitRequested;
+    this.onWrite = options.onWrite;
   }
 
   /**
@@ -254,6 +258,7 @@ export class TransactionalBuffer implements LastWriteTracking {
 
   private record(key: Buffer, value: Buffer | null): void {
     this.generation++;
+    this.onWrite?.();
     const sortKey = this.sortKeyOf(key);
     this.lastWrittenId = sortKey;
     this.lastWrittenBytes = key.length + (value?.length ?? 0);

@@ -62,6 +62,13 @@ export class TypedVersionedKeyValueStore<K, V> implements VersionedKeyValueStore
     return this.typed(asOfTimestamp === undefined ? this.bytes.get(k) : this.bytes.getAsOf(k, asOfTimestamp));
   }
 
+  /** The versions valid at some time in [fromTime, toTime], oldest first (MultiVersionedKeyQuery). */
+  versions(key: K, fromTime: number, toTime: number): VersionedRecord<V>[] {
+    return this.bytes
+      .versions(this.keyBytes(key), fromTime, toTime)
+      .map((r) => this.typed(r) as VersionedRecord<V>);
+  }
+
   pendingChanges(): readonly VersionedChange[] {
     return this.bytes.pendingChanges();
   }

@@ -186,6 +186,27 @@ export class VersionedBytesStore {
   }
 
   /**
+   * The versions of a key valid at some time in [fromTime, toTime], oldest first, tombstones left
+   * out (Kafka Streams' MultiVersionedKeyQuery): a version counts from its timestamp until its
+   * validTo (the latest: for ever); versions that ended before the history retention are gone.
+   */
+  versions(key: Buffer, fromTime: number, toTime: number): VersionedBytesRecord[] {
+    requireKey(this.name, key);
+    const cutoff = this.observedStreamTime - this.historyRetentionMs;
+    const found: VersionedBytesRecord[] = [];
+    for (const v of this.history(key)) {
+      if (v.value === null || v.validTo <= cutoff) continue;
+      if (v.timestamp <= toTime && v.validTo > fromTime)
+        found.push({ value: v.value, timestamp: v.timestamp, validTo: v.validTo });
+    }
+    const bytes = this.backend.get(latestKey(key));
+    const latest = bytes === undefined ? undefined : decodeLatest(bytes);
+    if (latest !== undefined && latest.value !== null && latest.timestamp <= toTime)
+      found.push({ value: latest.value, timestamp: latest.timestamp, validTo: undefined });
+    return found;
+  }
+
+  /**
    * Puts a tombstone at `timestamp` and returns the version that was valid then (Kafka Streams'
    * delete(key, timestamp)); undefined and nothing written when older than the history retention.
    */

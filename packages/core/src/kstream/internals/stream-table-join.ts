@@ -5,11 +5,15 @@
 // A global table needs neither: every instance holds all of it.
 import { TopologyError } from '../../errors.ts';
 import type { AnySerde } from '../../processor/internals/internal-topology-builder.ts';
+import { joinBufferBuilder } from '../../state/time-ordered-join-buffer.ts';
+import { isVersionedBuilder } from '../../state/versioned-store-builder.ts';
 import type { GlobalKTable } from '../global-ktable.ts';
 import { KStream } from '../kstream.ts';
 import type { KTable } from '../ktable.ts';
 import type { Joined, Named } from '../options.ts';
+import type { InternalStreamsBuilder } from './internal-streams-builder.ts';
 import { KStreamKTableJoinProcessor } from './kstream-ktable-join.ts';
+import type { KTableValueGetterSupplier } from './ktable-value-getter.ts';
 import { toJoinerWithKey, type ValueJoiner, type ValueJoinerWithKey } from './value-joiner.ts';
 
 type AnyJoiner = ValueJoinerWithKey<unknown, unknown, unknown, unknown>;
@@ -45,11 +49,52 @@ export function streamTableJoin<K, V, VT, VR>(
   const getter = table.valueGetterSupplier();
   const name = builder.nameOr(joined.name, leftJoin ? 'KSTREAM-LEFTJOIN-' : 'KSTREAM-JOIN-');
   const join = toJoinerWithKey(joiner as AnyJoiner);
-  builder.addProcessor(name, () => new KStreamKTableJoinProcessor(getter, (key) => key, join, leftJoin), [
-    parent,
-  ]);
+  const grace =
+    joined.gracePeriodMs === undefined ? undefined : checkGrace(builder, getter, joined.gracePeriodMs);
+  const buffer = grace === undefined ? undefined : { storeName: `${name}-Buffer`, gracePeriodMs: grace };
+  builder.addProcessor(
+    name,
+    () => new KStreamKTableJoinProcessor(getter, (key) => key, join, leftJoin, buffer),
+    [parent],
+  );
   builder.topology.connectProcessorAndStateStores([name], getter.storeNames);
+  if (buffer !== undefined) {
+    // Kafka Streams' `<join name>-Buffer` store, with its changelog.
+    const valueSerde = joined.valueSerde ?? stream.valueSerde;
+    builder.addStateStore(
+      joinBufferBuilder(
+        buffer.storeName,
+        keySerde as AnySerde | undefined,
+        valueSerde as AnySerde | undefined,
+      ),
+      true,
+      name,
+    );
+  }
   return new KStream<K, VR>(builder, name, keySerde, undefined, false);
+}
+
+/** Kafka Streams' checks of Joined.withGracePeriod (KIP-923): a versioned table that keeps history that long. */
+function checkGrace(
+  builder: InternalStreamsBuilder,
+  getter: KTableValueGetterSupplier,
+  gracePeriodMs: number,
+): number {
+  if (!Number.isSafeInteger(gracePeriodMs) || gracePeriodMs < 0)
+    throw new TopologyError(`Joined.gracePeriodMs must be a whole number of ms >= 0, got ${gracePeriodMs}`);
+  if (getter.getAsOf === undefined)
+    throw new TopologyError(
+      'KTable must be versioned to use a grace period in a stream table join: materialize the table on ' +
+        'Stores.persistentVersionedKeyValueStore(name, historyRetentionMs), or drop Joined.gracePeriodMs.',
+    );
+  for (const storeName of getter.storeNames) {
+    const store = builder.topology.storeBuilder(storeName);
+    if (isVersionedBuilder(store) && store.supplier.historyRetentionMs < gracePeriodMs)
+      throw new TopologyError(
+        `History retention must be at least grace period: store '${storeName}' keeps ${store.supplier.historyRetentionMs} ms, the join's grace period is ${gracePeriodMs} ms.`,
+      );
+  }
+  return gracePeriodMs;
 }
 
 export function globalTableJoin<K, V, KG, VG, VR>(

@@ -11,6 +11,8 @@ import {
   writeCheckpoint,
 } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
+import type { Position } from '../../query/position.ts';
+import { StorePosition, type WriteContext } from '../../query/store-position.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import { rawValueOf, timestampOf, withTimestamp } from '../../state/value-and-timestamp.ts';
@@ -41,6 +43,8 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   ) => TransactionalBuffer;
   /** A buffer grew past maxUncommittedBytes. */
   onCommitRequested: () => void;
+  /** The input record being processed: each store's position follows the records written into it. */
+  currentRecord?: () => WriteContext | undefined;
 }
 
 export interface ChangelogPartition extends TopicPartition {
@@ -73,6 +77,7 @@ interface RegisteredStore {
   bytes?: KeyValueBytesStore;
   buffer?: TransactionalBuffer;
   store?: StateStore;
+  readonly position: StorePosition;
 }
 
 /**
@@ -104,9 +109,11 @@ export class ProcessorStateManager {
     const topic = changelogTopicName(this.options.applicationId, name);
     const resolve = (serde: unknown, part: 'key' | 'value') =>
       bindToTopic(resolveSerde(this.options, serde as AnySerde | undefined, part, where), topic);
+    const current = this.options.currentRecord ?? (() => undefined);
     this.stores.set(name, {
       builder,
       changelog,
+      position: new StorePosition(current),
       keySerde: resolve(builder.keySerde, 'key'),
       valueSerde: resolve(builder.valueSerde, 'value'),
     });
@@ -124,8 +131,11 @@ export class ProcessorStateManager {
     return this.open;
   }
 
-  /** Opens every store behind its buffer; returns the checkpoint read (or `[]`), for the restore. */
-  async initialize(): Promise<CheckpointEntry[]> {
+  /**
+   * Opens every store behind its buffer; returns the checkpoint read (or `[]`), for the restore.
+   * The task's committed input offsets (none for a new task) seed the stores' positions.
+   */
+  async initialize(committedOffsets: readonly CheckpointEntry[] = []): Promise<CheckpointEntry[]> {
     const { taskId, storeFactory, maxUncommittedBytes, uncommittedBytes, checkpointFile } = this.options;
     if (this.open) throw new StreamsError(`Task ${taskId}: stores are already initialized`);
     for (const [name, entry] of this.stores) {
@@ -136,12 +146,14 @@ export class ProcessorStateManager {
         ...(maxUncommittedBytes === undefined ? {} : { maxUncommittedBytes }),
         ...(uncommittedBytes === undefined ? {} : { budget: uncommittedBytes }),
         onCommitRequested: this.options.onCommitRequested,
+        onWrite: () => entry.position.written(),
       };
       entry.buffer =
         this.options.newBuffer?.(name, bytes, bufferOptions) ?? new TransactionalBuffer(bytes, bufferOptions);
       entry.store = entry.builder.build(entry.buffer, entry.keySerde, entry.valueSerde);
     }
     this.open = true;
+    for (const entry of this.stores.values()) entry.position.seed(committedOffsets);
     const entries = checkpointFile === undefined ? [] : await readCheckpoint(checkpointFile);
     for (const entry of entries)
       this.checkpoint.set(topicPartitionKey(entry.topic, entry.partition), { ...entry });
@@ -161,6 +173,19 @@ export class ProcessorStateManager {
     return isVersionedBuilder(builder)
       ? new VersionedRestoreTarget(entry.bytes, builder.storeOptions())
       : entry.bytes;
+  }
+
+  /**
+   * The store's bytes as committed (a versioned store's too, unlike bytesStore) and their position
+   * (Kafka Streams' store position, KIP-796): what interactive queries read.
+   */
+  committedState(storeName: string): { bytes: KeyValueBytesStore; position: Position } {
+    const entry = this.entry(storeName);
+    if (entry.bytes === undefined)
+      throw new StreamsError(
+        `Task ${this.options.taskId}: state store '${storeName}' is not initialized yet`,
+      );
+    return { bytes: entry.bytes, position: entry.position.get() };
   }
 
   /**
@@ -260,6 +285,7 @@ export class ProcessorStateManager {
   async commit(changelogOffsets: readonly CheckpointEntry[]): Promise<void> {
     for (const entry of this.stores.values()) {
       await entry.buffer?.commit();
+      entry.position.committed();
       if (entry.store instanceof TypedVersionedKeyValueStore) await this.committedVersioned(entry);
     }
     for (const { topic, partition, offset } of changelogOffsets) {
@@ -283,7 +309,10 @@ export class ProcessorStateManager {
 
   /** Drops every buffered write. */
   rollback(): void {
-    for (const entry of this.stores.values()) entry.buffer?.rollback();
+    for (const entry of this.stores.values()) {
+      entry.buffer?.rollback();
+      entry.position.rolledBack();
+    }
   }
 
   /** Drops the buffers and closes the stores; returns the first error, after trying every store. */

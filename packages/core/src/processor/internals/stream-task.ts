@@ -1,6 +1,7 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
 import { StreamsError } from '../../errors.ts';
+import type { Position } from '../../query/position.ts';
 import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
@@ -129,6 +130,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       onCommitRequested: () => {
         this.point.wantsCommit = true;
       },
+      currentRecord: current.get,
     });
     for (const storeBuilder of group.stores) this.stateManager.register(storeBuilder);
     this.changelogPartitions = this.stateManager.changelogPartitions;
@@ -160,10 +162,11 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   // ---- set-up ----
 
-  /** Opens the stores; returns the checkpoint read (or `[]`), where the restore starts. */
-  initializeStores(): Promise<CheckpointEntry[]> {
-    return this.stateManager.initialize();
+  /** Opens the stores; returns the checkpoint read (or `[]`). The committed offsets seed their positions. */
+  initializeStores(committedOffsets: readonly CheckpointEntry[] = []): Promise<CheckpointEntry[]> {
+    return this.stateManager.initialize(committedOffsets);
   }
+
   /** The raw bytes store, for the runtime's changelog restore (bypasses the buffer). */
   storeFor(storeName: string): KeyValueBytesStore {
     return this.stateManager.bytesStore(storeName);
@@ -185,6 +188,11 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   get storeNames(): string[] {
     return this.stateManager.storeNames;
+  }
+
+  /** The store's committed bytes (a versioned store's too) and their position, for interactive queries. */
+  committedState(storeName: string): { bytes: KeyValueBytesStore; position: Position } {
+    return this.stateManager.committedState(storeName);
   }
 
   async initializeTopology(): Promise<void> {
