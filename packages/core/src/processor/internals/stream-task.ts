@@ -36,15 +36,13 @@ import {
   type StampedRecord,
   takeStamped,
 } from './source-timestamps.ts';
+import type { StreamTaskOptions } from './stream-task-options.ts';
 import { type AsyncMetrics, TaskAsyncWork } from './task-async-work.ts';
 import { TaskCaches } from './task-caches.ts';
 import { TaskPunctuator } from './task-punctuator.ts';
 import { TaskRouting } from './task-routing.ts';
 
 export type { TaskId } from '../task-id.ts';
-
-import type { StreamTaskOptions } from './stream-task-options.ts';
-
 export type { StreamTaskOptions };
 
 let defaultLogger: Logger | undefined;
@@ -127,9 +125,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       taskId: this.idString,
       applicationId: this.applicationId,
       partition: this.id.partition,
-      onCommitRequested: () => {
-        this.point.wantsCommit = true;
-      },
+      onCommitRequested: () => this.requestCommit(),
       currentRecord: current.get,
     });
     for (const storeBuilder of group.stores) this.stateManager.register(storeBuilder);
@@ -256,7 +252,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     if (this.work.busy) return this.finishAsync(record);
     this.currentRecord = undefined;
     this.markConsumed(record);
-    return this.punctuateStreamTime();
+    return this.punctuator.streamTime();
   }
 
   // ---- async operators (the commit's hooks: docs/architecture.md) ----
@@ -283,7 +279,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     await this.work.drain();
     this.currentRecord = undefined;
     this.markConsumed(record);
-    await this.punctuateStreamTime();
+    await this.punctuator.streamTime();
   }
 
   private markConsumed(record: InputRecord): void {
@@ -357,10 +353,6 @@ export class StreamTask implements TaskServices, SinkTarget {
     punctuator: Punctuator,
   ): Cancellable {
     return this.punctuator.schedule(node as ProcessorRuntimeNode, intervalMs, type, punctuator);
-  }
-
-  private punctuateStreamTime(): void | Promise<void> {
-    return this.punctuator.streamTime();
   }
 
   /** Fires the wall-clock punctuators due at `now`. */
