@@ -135,6 +135,56 @@ export class RecordTooLargeError extends StreamsError {
   }
 }
 
+/** What a broker error code asks the user to change, for the codes a send may end with. */
+const SEND_HINTS: { readonly [code: string]: string } = {
+  MESSAGE_TOO_LARGE:
+    "raise the topic's max.message.bytes (or the broker's message.max.bytes), or make the record smaller",
+  RECORD_LIST_TOO_LARGE:
+    "raise the topic's max.message.bytes (or the broker's message.max.bytes), or make the record smaller",
+  NOT_ENOUGH_REPLICAS: "bring the topic's replicas back, or lower its min.insync.replicas",
+  REQUEST_TIMED_OUT: 'check that the brokers are up and reachable',
+};
+
+/**
+ * Kafka's answer to one record's send (Java's exception in the producer callback), as the
+ * production exception handler sees it: `code` is the broker's error code when it gave one,
+ * `retriable` whether sending again may succeed (a timeout, a broker away), as Kafka's
+ * RetriableException marks it.
+ */
+export class RecordSendError extends StreamsError {
+  constructor(
+    readonly topic: string,
+    readonly partition: number | undefined,
+    readonly code: string | undefined,
+    readonly retriable: boolean,
+    options: { cause: unknown },
+  ) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    const hint = code === undefined ? undefined : SEND_HINTS[code];
+    super(
+      `Sending a record to topic '${topic}'${partition === undefined ? '' : ` partition ${partition}`} failed` +
+        `${code === undefined ? '' : ` (${code})`}: ${reason}${hint === undefined ? '' : `; ${hint}`}`,
+      options,
+    );
+  }
+}
+
+/**
+ * A send failed and the thread stops (Java's StreamsException from the RecordCollector): the
+ * production exception handler answered 'fail' (or 'retry' for an error that is not retriable), or
+ * the error is one Kafka Streams never hands to the handler (an invalid topic, UNKNOWN_SERVER_ERROR).
+ */
+export class ProductionError extends StreamsError {
+  constructor(
+    readonly taskId: string,
+    detail: string,
+    options: { cause: unknown },
+  ) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super(`Task ${taskId}: ${reason}. ${detail}`, options);
+  }
+}
+
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',

@@ -6,7 +6,9 @@
 // many records a send may carry, installs core's replacements before anything loads kafkajs.
 import type { Kafka, Message, Producer, RecordMetadata, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
+import type { RecordSendError } from '../errors.ts';
 import type { OutputBatch } from '../processor/internals/output-batch.ts';
+import { outputBatchRecords } from '../processor/internals/output-batch-records.ts';
 import type { CollectedOutput } from '../processor/internals/record-collector.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
@@ -14,6 +16,20 @@ import { explainRefusal } from './client.ts';
 import { JavaCompatiblePartitioner } from './java-partitioner.ts';
 import { ENCODED_BATCH, type EncodedBatchMessage, produceEncodingInstalled } from './produce-encoding.ts';
 import { linearGroupingInstalled } from './producer-grouping.ts';
+import { isTooLargeError, recordSendError, sendErrorKind } from './send-errors.ts';
+
+/**
+ * Told of each record of a send that failed with an error Kafka Streams' RecordCollector judges
+ * (`askHandler`: the production exception handler decides; false: fatal without asking, as Java).
+ * Returning drops the record and the send goes on; throwing fails the send with that error.
+ * `source` is the batch or record of the output the record came from.
+ */
+export type SendFailureHandler = (
+  error: RecordSendError,
+  record: OutputRecord,
+  askHandler: boolean,
+  source: OutputBatch | OutputRecord,
+) => void | Promise<void>;
 
 export interface TaskProducer {
   /** exactly_once: sends join a transaction, so a task may go on processing while one is in flight. */
@@ -23,7 +39,7 @@ export interface TaskProducer {
    * Returns, for each topic-partition that records were sent to with an explicit partition,
    * the offset after the last of them (what a changelog checkpoint records).
    */
-  send(output: CollectedOutput): Promise<TopicPartitionOffset[]>;
+  send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]>;
   /** exactly_once: adds the input offsets to the transaction and commits it. */
   commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void>;
   /** exactly_once: aborts the open transaction, if any. */
@@ -150,6 +166,7 @@ type TopicMessages = { topic: string; messages: Message[] };
 export async function sendInChunks(
   output: CollectedOutput,
   sendOne: (topicMessages: TopicMessages[]) => Promise<RecordMetadata[]>,
+  onFailure?: SendFailureHandler,
 ): Promise<TopicPartitionOffset[]> {
   const ends = new Map<string, TopicPartitionOffset>();
   const merge = (found: TopicPartitionOffset[]) => {
@@ -161,10 +178,54 @@ export async function sendInChunks(
   if (output.batches.length > 0 && !produceEncodingInstalled()) {
     throw new Error("kstreams: encoded batches need core's produce request, which is not installed");
   }
+  /** One call; on failure, the handler's say per record (see SendFailureHandler). */
+  const attempt = async (
+    messages: TopicMessages[],
+    ended: (meta: RecordMetadata[]) => TopicPartitionOffset[],
+    records: () => Array<{ record: OutputRecord; source: OutputBatch | OutputRecord; explicit: boolean }>,
+  ): Promise<void> => {
+    try {
+      merge(ended(await sendOne(messages)));
+    } catch (error) {
+      const kind = onFailure === undefined ? 'pass' : sendErrorKind(error);
+      if (onFailure === undefined || kind === 'pass') throw error;
+      const failed = records();
+      if (kind === 'handled' && isTooLargeError(error) && failed.length > 1) {
+        // Java's producer splits a batch the broker refused as too large and sends its records
+        // again; only a record too large on its own fails. Partitions of the call that were
+        // written are not written twice: the idempotent producer's sequence numbers did not move.
+        for (const one of failed)
+          await attempt(
+            toMessages([one.record]),
+            (meta) => (one.explicit ? explicitEnds([one.record], meta) : []),
+            () => [one],
+          );
+        return;
+      }
+      for (const { record, source } of failed)
+        await onFailure(
+          recordSendError(error, record.topic, record.partition),
+          record,
+          kind === 'handled',
+          source,
+        );
+    }
+  };
   for (const send of planBatchSends(output.batches))
-    merge(batchEnds(send, await sendOne(batchMessages(send))));
+    await attempt(
+      batchMessages(send),
+      (meta) => batchEnds(send, meta),
+      () =>
+        send.flatMap((batch) =>
+          outputBatchRecords(batch).map((record) => ({ record, source: batch, explicit: batch.explicit })),
+        ),
+    );
   for (const chunk of chunkRecords(output.records))
-    merge(explicitEnds(chunk, await sendOne(toMessages(chunk))));
+    await attempt(
+      toMessages(chunk),
+      (meta) => explicitEnds(chunk, meta),
+      () => chunk.map((record) => ({ record, source: record, explicit: record.partition !== undefined })),
+    );
   return [...ends.values()];
 }
 
@@ -256,14 +317,13 @@ export class SharedProducer implements TaskProducer {
     if (wasConnected) await old.disconnect().catch(() => {});
   }
 
-  async send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+  async send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
     if (isEmptyOutput(output)) return [];
     await this.connect();
-    return sendInChunks(output, (topicMessages) =>
-      this.producer.sendBatch({
-        topicMessages,
-        acks: this.config.acks,
-      }),
+    return sendInChunks(
+      output,
+      (topicMessages) => this.producer.sendBatch({ topicMessages, acks: this.config.acks }),
+      onFailure,
     );
   }
 
@@ -339,10 +399,10 @@ export class TransactionalTaskProducer implements TaskProducer {
     return this.transaction;
   }
 
-  async send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+  async send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
     if (isEmptyOutput(output)) return [];
     const t = await this.begin();
-    return sendInChunks(output, (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }));
+    return sendInChunks(output, (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }), onFailure);
   }
 
   async commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {

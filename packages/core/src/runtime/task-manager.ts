@@ -4,7 +4,7 @@
 import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
-import { DeserializationError, TimestampExtractorError } from '../errors.ts';
+import { DeserializationError, ProductionError, TimestampExtractorError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
@@ -199,8 +199,12 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       { fenced, producerBroken, groupMoved: isGroupGenerationError(error) },
       this.runningTasks(),
     );
-    // The same record would fail again: as in Kafka Streams, no retry.
-    if (error instanceof DeserializationError || error instanceof TimestampExtractorError) {
+    // The same record would fail again, or the production handler said fail: as in Kafka Streams, no retry.
+    if (
+      error instanceof DeserializationError ||
+      error instanceof TimestampExtractorError ||
+      error instanceof ProductionError
+    ) {
       this.deps.fatal(error);
       return;
     }

@@ -1,6 +1,6 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
-import { StreamsError } from '../../errors.ts';
+import { type RecordSendError, StreamsError } from '../../errors.ts';
 import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { Cancellable, PunctuationType, Punctuator, RecordMetadata } from '../processor.ts';
@@ -26,7 +26,7 @@ import {
   ProcessorStateManager,
 } from './processor-state-manager.ts';
 import type { RecordDeserializer } from './record-deserializer.ts';
-import type { InputRecord } from './records.ts';
+import type { InputRecord, OutputRecord } from './records.ts';
 import type { DefaultSerdes } from './serde-resolver.ts';
 import {
   attachSourceTimestamps,
@@ -366,6 +366,11 @@ export class StreamTask implements TaskServices, SinkTarget {
   }
 
   /** Records dropped since the task was created: by an exception handler, or by an operator. */
+  /** A record of a failed send (see TaskExceptionHandling.sendFailed). */
+  sendFailed(error: RecordSendError, record: OutputRecord, askHandler: boolean): Promise<void> {
+    return this.errors.sendFailed(error, record, askHandler);
+  }
+
   get droppedRecordsTotal(): number {
     return this.deserializer.droppedRecordsTotal + this.errors.droppedRecordsTotal + this.operatorDrops.total;
   }
