@@ -239,6 +239,19 @@ const TLS_CODES = new Set([
 ]);
 
 /**
+ * OpenSSL's codes for a TLS alert from a broker that wants a client certificate (mutual TLS) and
+ * got none, or one it does not trust: TLS 1.3's certificate_required, TLS 1.2's bad_certificate,
+ * and Java's answer to an unknown CA (unknown_ca, certificate_unknown).
+ */
+const CLIENT_CERT_CODES = new Set([
+  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
+]);
+const CLIENT_CERT_ALERT = /alert (certificate required|bad certificate|unknown ca|certificate unknown)/i;
+
+/**
  * The brokers answered but the client could not authenticate (Java's SaslAuthenticationException
  * and SslAuthenticationException): SASL credentials refused, or a broker certificate not trusted.
  * Says which setting to change; never shows a credential.
@@ -249,11 +262,12 @@ export class AuthenticationError extends StreamsError {
     brokers: readonly string[],
     sasl: { mechanism?: unknown; username?: unknown } | undefined,
     /** What the user sets, in the caller's terms (the CLI names its flags and files). */
-    settings: { credentials: string; ca: string } = {
+    settings: { credentials: string; ca: string; cert?: string } = {
       credentials: '"sasl.username", "sasl.password" and "sasl.mechanism"',
       ca: '"ssl.ca"',
     },
   ): AuthenticationError | undefined {
+    const cert = settings.cert ?? '"ssl.cert" and "ssl.key"';
     for (
       let e = error as ErrorLike | undefined;
       e;
@@ -268,6 +282,13 @@ export class AuthenticationError extends StreamsError {
           { cause: error },
         );
       }
+      if ((e.code !== undefined && CLIENT_CERT_CODES.has(e.code)) || CLIENT_CERT_ALERT.test(e.message ?? ''))
+        return new AuthenticationError(
+          `The brokers at ${brokers.join(',')} require a client certificate (mutual TLS) and refused the ` +
+            `connection: ${e.code ?? ''} (${e.message}). Set ${cert} to a client certificate signed by a CA the ` +
+            'brokers trust (their ssl.truststore) and its private key.',
+          { cause: error },
+        );
       if (e.code !== undefined && TLS_CODES.has(e.code))
         return new AuthenticationError(
           `TLS with the brokers at ${brokers.join(',')} failed: ${e.code} (${e.message}). Set ${settings.ca} to the ` +

@@ -1,8 +1,10 @@
-// Word count on a broker of its own that speaks only SASL/SCRAM-SHA-512 over TLS and enforces
+// Word count on a broker of its own that speaks SASL/SCRAM-SHA-512 over TLS (and, on two more
+// listeners, SASL/PLAIN over TLS and mutual TLS with a client certificate) and enforces
 // ACLs: under exactly_once with an app user granted what the app needs, the output is exact and
 // the user's password shows up in no log line, error or description of the app; a user without
 // rights on the app's transactional ids gets a clear authorization error, fast, not a hang.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { AclOperationTypes, AclResourceTypes, type Kafka, ResourcePatternTypes } from 'kafkajs';
 import pino from 'pino';
@@ -21,7 +23,7 @@ import {
   waitFor,
 } from './kafka-helpers.ts';
 
-const broker = secureBrokerForThisFile(19692, ['app', 'notx']);
+const broker = secureBrokerForThisFile(19692, ['app', 'notx'], { extraListeners: true });
 const brokers = [broker.brokers];
 /** Known passwords: what the secret search looks for. */
 const APP_PASSWORD = broker.passwords.app;
@@ -66,18 +68,23 @@ function capturedLogger() {
   return { logger, lines };
 }
 
-function newApp(input: string, output: string, applicationId: string, user: 'app' | 'notx') {
+function newApp(
+  input: string,
+  output: string,
+  applicationId: string,
+  user: 'app' | 'notx',
+  client: { brokers: string[] } = { brokers, ...broker.clientConfig(user) },
+) {
   const { logger, lines } = capturedLogger();
   const app = new KafkaStreams(wordCount(input, output), {
     applicationId,
-    brokers,
     processingGuarantee: 'exactly_once',
     commitIntervalMs: 100,
     // The test checks every update (counts 1..n): no record cache.
     statestoreCacheMaxBytes: 0,
     stateDir: tempStateDir(),
     logger,
-    ...broker.clientConfig(user),
+    ...client,
   });
   apps.push(app);
   return { app, lines };
@@ -243,5 +250,88 @@ describe('SASL_SSL with ACLs', () => {
     expect(tls.error).toBeInstanceOf(AuthenticationError);
     expect(tls.error?.message).toContain('Set "ssl.ca"');
     expect(tls.shown).not.toContain(APP_PASSWORD);
+  });
+});
+
+/** The PLAIN listener's settings for `user` (the SCRAM users, with their passwords). */
+const plainClient = (password = APP_PASSWORD) => ({
+  brokers: [broker.plainBrokers],
+  ssl: { ca: [readFileSync(broker.caFile(), 'utf8')] },
+  sasl: { mechanism: 'plain' as const, username: 'app', password },
+});
+
+/** The mutual-TLS listener's settings: the CA, and app's client certificate unless `withCert` is false. */
+const mtlsClient = (withCert = true) => {
+  const files = broker.clientCertificate('app');
+  return {
+    brokers: [broker.mtlsBrokers],
+    ssl: {
+      ca: [readFileSync(broker.caFile(), 'utf8')],
+      ...(withCert ? { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') } : {}),
+    },
+  };
+};
+
+describe('SASL/PLAIN over TLS and mutual TLS, beside SCRAM', () => {
+  it.each([
+    ['SASL/PLAIN', () => plainClient()],
+    ['mutual TLS (CN=app)', () => mtlsClient()],
+  ])('%s: exactly_once word count as app, exact counts', async (_name, client) => {
+    const tag = uniqueName('sec2');
+    const t = { input: `${tag}-in`, output: `${tag}-out`, applicationId: `${tag}-app` };
+    await createTopics(admin, [
+      { topic: t.input, numPartitions: 2 },
+      { topic: t.output, numPartitions: 2 },
+    ]);
+    await grantApp('app', t);
+    const lines = Array.from({ length: 30 }, (_, i) => `one two${i % 3 === 0 ? ' three' : ''}`);
+    await produce(
+      t.input,
+      lines.map((value, i) => ({ key: `k${i}`, value })),
+      admin,
+    );
+    const expected = new Map([
+      ['one', 30],
+      ['two', 30],
+      ['three', 10],
+    ]);
+    const { app } = newApp(t.input, t.output, t.applicationId, 'app', client());
+    await app.start();
+    const records = await readTopic(
+      t.output,
+      (rs) => [...expected].every(([w, n]) => countSequences(rs).get(w)?.at(-1) === n),
+      { kafka: admin, timeoutMs: 40_000, settleMs: 300 },
+    );
+    for (const [word, n] of expected)
+      expect(countSequences(records).get(word)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    expect(app.state).toBe('RUNNING');
+  });
+
+  it('a wrong PLAIN password, or no client certificate: start() fails naming what to set', async () => {
+    const start = async (client: { brokers: string[] }) => {
+      const app = new KafkaStreams(wordCount('sec2-none-in', 'sec2-none-out'), {
+        applicationId: uniqueName('sec2-auth'),
+        stateDir: tempStateDir(),
+        logger: 'silent',
+        ...client,
+      });
+      apps.push(app);
+      return app.start().then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    };
+    const wrongPassword = `wrong-${randomBytes(8).toString('hex')}`;
+    const plain = await start(plainClient(wrongPassword));
+    expect(plain).toBeInstanceOf(AuthenticationError);
+    expect(plain?.message).toContain("refused user 'app' (SASL plain)");
+    expect(plain?.message).toContain('Check "sasl.username", "sasl.password"');
+    expect(plain?.message).not.toContain(wrongPassword);
+
+    const noCert = await start(mtlsClient(false));
+    // The whole error when it is something else: what the client saw of the broker's refusal.
+    expect(noCert, inspect(noCert, { depth: 8 })).toBeInstanceOf(AuthenticationError);
+    expect(noCert?.message).toMatch(/require a client certificate/);
+    expect(noCert?.message).toContain('Set "ssl.cert" and "ssl.key"');
   });
 });
