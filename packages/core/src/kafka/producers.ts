@@ -13,6 +13,7 @@ import type { CollectedOutput } from '../processor/internals/record-collector.ts
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { explainRefusal } from './client.ts';
+import { hasErrorType } from './error-kinds.ts';
 import { JavaCompatiblePartitioner } from './java-partitioner.ts';
 import { ENCODED_BATCH, type EncodedBatchMessage, produceEncodingInstalled } from './produce-encoding.ts';
 import { linearGroupingInstalled } from './producer-grouping.ts';
@@ -188,8 +189,11 @@ export async function sendInChunks(
       merge(ended(await sendOne(messages)));
     } catch (error) {
       const kind = onFailure === undefined ? 'pass' : sendErrorKind(error);
-      if (onFailure === undefined || kind === 'pass') throw error;
       const failed = records();
+      // A denied write names no topic: the call's topics let the AuthorizationError name them.
+      if (hasErrorType(error, 'TOPIC_AUTHORIZATION_FAILED') && typeof error === 'object' && error !== null)
+        Object.assign(error, { deniedTopics: [...new Set(failed.map((f) => f.record.topic))] });
+      if (onFailure === undefined || kind === 'pass') throw error;
       if (kind === 'handled' && isTooLargeError(error) && failed.length > 1) {
         // Java's producer splits a batch the broker refused as too large and sends its records
         // again; only a record too large on its own fails. Partitions of the call that were

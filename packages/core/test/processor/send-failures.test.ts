@@ -181,7 +181,7 @@ describe('sendInChunks with a failure handler', () => {
     expect(asked).toEqual(['a', 'b']);
   });
 
-  it('passes a denied write on as it is (the runtime names the ACL)', async () => {
+  it('passes a denied write on (the runtime names the ACL), with the topics it was for', async () => {
     const denied = kafkaError('TOPIC_AUTHORIZATION_FAILED', false);
     const asked: unknown[] = [];
     const failing = sendInChunks(
@@ -195,6 +195,8 @@ describe('sendInChunks with a failure handler', () => {
     );
     await expect(failing).rejects.toBe(denied);
     expect(asked).toEqual([]);
+    // The broker names no topic: the call's topics let the AuthorizationError name them.
+    expect((denied as { deniedTopics?: string[] }).deniedTopics).toEqual(['out']);
   });
 });
 

@@ -43,14 +43,14 @@ beforeAll(() => {
 async function grantApp(
   user: 'app' | 'notx',
   t: { input: string; output: string; applicationId: string },
-  without?: 'Group' | 'TransactionalId',
+  without?: 'Group' | 'TransactionalId' | 'OutputWrite',
 ) {
   const { TOPIC, GROUP, TRANSACTIONAL_ID } = AclResourceTypes;
   const { READ, WRITE, CREATE, DESCRIBE } = AclOperationTypes;
   const { LITERAL, PREFIXED } = ResourcePatternTypes;
   const rules: AclRule[] = [
     [TOPIC, t.input, LITERAL, [READ, DESCRIBE]],
-    [TOPIC, t.output, LITERAL, [WRITE, DESCRIBE]],
+    [TOPIC, t.output, LITERAL, without === 'OutputWrite' ? [DESCRIBE] : [WRITE, DESCRIBE]],
     [TOPIC, `${t.applicationId}-`, PREFIXED, [CREATE, READ, WRITE, DESCRIBE]],
   ];
   // The app's group, and its restore consumers' groups (`<applicationId>-restore-*`).
@@ -212,6 +212,33 @@ describe('SASL_SSL with ACLs', () => {
       operation: 'Read',
     });
     expect(app.error?.message).toContain(`--group ${t.applicationId} --resource-pattern-type prefixed`);
+  });
+
+  it('no Write on the output topic: an AuthorizationError, and the production handler is not asked (as in Java)', async () => {
+    const tag = uniqueName('sec');
+    const t = { input: `${tag}-in`, output: `${tag}-out`, applicationId: `${tag}-app` };
+    await createTopics(admin, [
+      { topic: t.input, numPartitions: 1 },
+      { topic: t.output, numPartitions: 1 },
+    ]);
+    await grantApp('notx', t, 'OutputWrite');
+    await produce(t.input, [{ key: 'k', value: 'alpha beta' }], admin);
+    const asked: Error[] = [];
+    const client = {
+      brokers,
+      ...broker.clientConfig('notx'),
+      // 'continue' would drop the records: Kafka Streams never lets it for a denied write.
+      productionExceptionHandler: (error: Error) => {
+        asked.push(error);
+        return 'continue' as const;
+      },
+    };
+    const { app } = newApp(t.input, t.output, t.applicationId, 'notx', client);
+    await app.start();
+    await waitFor(() => app.state === 'ERROR', 30_000, 'the app to fail');
+    expect(app.error).toBeInstanceOf(AuthorizationError);
+    expect(app.error).toMatchObject({ resourceType: 'Topic', resourceName: t.output, operation: 'Write' });
+    expect(asked).toEqual([]);
   });
 
   it('a wrong password or an untrusted CA: start() fails with an AuthenticationError naming the setting', async () => {
