@@ -163,6 +163,15 @@ export function batchMessages(batches: OutputBatch[]): TopicMessages[] {
 
 type TopicMessages = { topic: string; messages: Message[] };
 
+/** One call of a send: its messages, the end offsets it reports, and its records when it failed. */
+interface SendCall {
+  messages: TopicMessages[];
+  ended(meta: RecordMetadata[]): TopicPartitionOffset[];
+  records(): Array<{ record: OutputRecord; source: OutputBatch | OutputRecord; explicit: boolean }>;
+  /** A call of several partitions' batches: one call per batch. */
+  parts?(): SendCall[];
+}
+
 /** Sends a task's output (batches, then records) call after call; merges the end offsets they report. */
 export async function sendInChunks(
   output: CollectedOutput,
@@ -180,31 +189,36 @@ export async function sendInChunks(
     throw new Error("kstreams: encoded batches need core's produce request, which is not installed");
   }
   /** One call; on failure, the handler's say per record (see SendFailureHandler). */
-  const attempt = async (
-    messages: TopicMessages[],
-    ended: (meta: RecordMetadata[]) => TopicPartitionOffset[],
-    records: () => Array<{ record: OutputRecord; source: OutputBatch | OutputRecord; explicit: boolean }>,
-  ): Promise<void> => {
+  const attempt = async (call: SendCall): Promise<void> => {
     try {
-      merge(ended(await sendOne(messages)));
+      merge(call.ended(await sendOne(call.messages)));
     } catch (error) {
       const kind = onFailure === undefined ? 'pass' : sendErrorKind(error);
-      const failed = records();
+      const failed = call.records();
       // A denied write names no topic: the call's topics let the AuthorizationError name them.
       if (hasErrorType(error, 'TOPIC_AUTHORIZATION_FAILED') && typeof error === 'object' && error !== null)
         Object.assign(error, { deniedTopics: [...new Set(failed.map((f) => f.record.topic))] });
       if (onFailure === undefined || kind === 'pass') throw error;
-      if (kind === 'handled' && isTooLargeError(error) && failed.length > 1) {
-        // Java's producer splits a batch the broker refused as too large and sends its records
-        // again; only a record too large on its own fails. Partitions of the call that were
-        // written are not written twice: the idempotent producer's sequence numbers did not move.
-        for (const one of failed)
-          await attempt(
-            toMessages([one.record]),
-            (meta) => (one.explicit ? explicitEnds([one.record], meta) : []),
-            () => [one],
-          );
-        return;
+      if (kind === 'handled' && isTooLargeError(error)) {
+        // Java's producer splits a batch the broker refused as too large and sends it again; only
+        // a record too large on its own fails. First each partition's batch alone: the broker
+        // wrote the call's other partitions, and kafkajs rolled their sequence numbers back, so
+        // the same batch again is a duplicate the idempotent broker acknowledges without writing
+        // it twice. Then the refused partition's records one by one.
+        const parts = call.parts?.();
+        if (parts !== undefined && parts.length > 1) {
+          for (const part of parts) await attempt(part);
+          return;
+        }
+        if (failed.length > 1) {
+          for (const one of failed)
+            await attempt({
+              messages: toMessages([one.record]),
+              ended: (meta) => (one.explicit ? explicitEnds([one.record], meta) : []),
+              records: () => [one],
+            });
+          return;
+        }
       }
       for (const { record, source } of failed)
         await onFailure(
@@ -215,21 +229,23 @@ export async function sendInChunks(
         );
     }
   };
-  for (const send of planBatchSends(output.batches))
-    await attempt(
-      batchMessages(send),
-      (meta) => batchEnds(send, meta),
-      () =>
-        send.flatMap((batch) =>
-          outputBatchRecords(batch).map((record) => ({ record, source: batch, explicit: batch.explicit })),
-        ),
-    );
+  const batchCall = (send: OutputBatch[]): SendCall => ({
+    messages: batchMessages(send),
+    ended: (meta) => batchEnds(send, meta),
+    records: () =>
+      send.flatMap((batch) =>
+        outputBatchRecords(batch).map((record) => ({ record, source: batch, explicit: batch.explicit })),
+      ),
+    ...(send.length > 1 ? { parts: () => send.map((b) => batchCall([b])) } : {}),
+  });
+  for (const send of planBatchSends(output.batches)) await attempt(batchCall(send));
   for (const chunk of chunkRecords(output.records))
-    await attempt(
-      toMessages(chunk),
-      (meta) => explicitEnds(chunk, meta),
-      () => chunk.map((record) => ({ record, source: record, explicit: record.partition !== undefined })),
-    );
+    await attempt({
+      messages: toMessages(chunk),
+      ended: (meta) => explicitEnds(chunk, meta),
+      records: () =>
+        chunk.map((record) => ({ record, source: record, explicit: record.partition !== undefined })),
+    });
   return [...ends.values()];
 }
 

@@ -4,6 +4,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ProductionError, RecordSendError } from '../../src/errors.ts';
+import { ENCODED_BATCH } from '../../src/kafka/produce-encoding.ts';
 import { sendInChunks } from '../../src/kafka/producers.ts';
 import { recordSendError, sendErrorKind } from '../../src/kafka/send-errors.ts';
 import {
@@ -162,6 +163,52 @@ describe('sendInChunks with a failure handler', () => {
     );
     expect(sent).toEqual(['a', 'b']);
     expect(asked).toEqual(['big:MESSAGE_TOO_LARGE']);
+  });
+
+  it('a refused call of several partitions: each batch again alone (the written one is a duplicate), then the refused one record by record', async () => {
+    // A broker that refuses a partition's batch over 1,000 bytes, writes the call's other
+    // partitions, and (idempotence) acknowledges a batch it already wrote without writing it again.
+    const written = new Map<number, string[]>();
+    const seen = new Set<unknown>();
+    const sendOne = async (topicMessages: Array<{ messages: unknown[] }>) => {
+      const messages = topicMessages.flatMap((t) => t.messages) as Array<Record<PropertyKey, unknown>>;
+      let refused = false;
+      for (const m of messages) {
+        const batch = m[ENCODED_BATCH] as OutputBatch | undefined;
+        if (batch === undefined) {
+          if ((m.value as Buffer).length > 1_000) refused = true;
+          else
+            written.set(m.partition as number, [
+              ...(written.get(m.partition as number) ?? []),
+              String(m.key),
+            ]);
+          continue;
+        }
+        if (seen.has(batch)) continue;
+        if (batch.bytes > 1_000) refused = true;
+        else {
+          seen.add(batch);
+          written.set(
+            batch.partition,
+            outputBatchRecords(batch).map((r) => String(r.key)),
+          );
+        }
+      }
+      if (refused) throw kafkaError('MESSAGE_TOO_LARGE', false);
+      return [];
+    };
+    const small = new OutputBatch('out', 0);
+    for (const k of ['a', 'b']) small.append(Buffer.from(k), Buffer.alloc(10), 1);
+    const mixed = new OutputBatch('out', 1);
+    mixed.append(Buffer.from('c'), Buffer.alloc(10), 1);
+    mixed.append(Buffer.from('big'), Buffer.alloc(5_000), 1);
+    mixed.append(Buffer.from('d'), Buffer.alloc(10), 1);
+    const asked: string[] = [];
+    await sendInChunks({ batches: [small, mixed], records: [] }, sendOne as never, (error, r) => {
+      asked.push(`${r.key}@${r.partition}:${error.code}`);
+    });
+    expect(Object.fromEntries(written)).toEqual({ 0: ['a', 'b'], 1: ['c', 'd'] });
+    expect(asked).toEqual(['big@1:MESSAGE_TOO_LARGE']);
   });
 
   it('asks about each record of a timed-out call, and stops at the first that throws', async () => {
