@@ -365,12 +365,12 @@ export class StreamTask implements TaskServices, SinkTarget {
     return this.point.wantsCommit;
   }
 
-  /** Records dropped since the task was created: by an exception handler, or by an operator. */
   /** A record of a failed send (see TaskExceptionHandling.sendFailed). */
   sendFailed(error: RecordSendError, record: OutputRecord, askHandler: boolean): Promise<void> {
     return this.errors.sendFailed(error, record, askHandler);
   }
 
+  /** Records dropped since the task was created: by an exception handler, or by an operator. */
   get droppedRecordsTotal(): number {
     return this.deserializer.droppedRecordsTotal + this.errors.droppedRecordsTotal + this.operatorDrops.total;
   }
