@@ -3,7 +3,7 @@
 // keep (exactly_once_v2), and once space is freed a restart on the same directory gives exact
 // output. Needs root for the tmpfs mount (the project's test machines run as root).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, statfsSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statfsSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,10 +30,17 @@ const ROUNDS = 4;
 const key = (i: number) => `k${String(i).padStart(4, '0')}-${'x'.repeat(2_000)}`;
 
 beforeAll(() => {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', MOUNT]);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', MOUNT], { stdio: 'pipe' });
+  } catch (error) {
+    throw new Error(`this test mounts an 8 MB tmpfs at ${MOUNT}, which needs root (mount failed)`, {
+      cause: error,
+    });
+  }
 });
 afterAll(() => {
   execFileSync('umount', ['-l', MOUNT]);
+  rmSync(MOUNT, { recursive: true, force: true });
 });
 
 /** Fills the file system but `leaveBytes`. */
