@@ -5,7 +5,13 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkSecureOptions, ensureTls, scramFormatArgs, secureProperties } from './secure.ts';
+import {
+  checkSecureOptions,
+  ensureClientCertificate,
+  ensureTls,
+  scramFormatArgs,
+  secureProperties,
+} from './secure.ts';
 
 describe('secure broker', () => {
   it('makes a CA and a broker certificate for 127.0.0.1 once, and reuses them', () => {
@@ -41,6 +47,38 @@ describe('secure broker', () => {
     expect(props).toContain('username="admin" password="a-1"');
     expect(props).toContain('super.users=User:admin;User:ANONYMOUS');
     expect(props).toContain('authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer');
+  });
+
+  it('extra listeners: SASL/PLAIN over TLS with the same users, and mutual TLS mapping CN to the user', () => {
+    const secure = {
+      superUser: 'admin',
+      users: { admin: 'a-1', app: 'p-2' },
+      extraListeners: { plainPort: 3, mtlsPort: 4 },
+    };
+    const props = secureProperties({ host: '127.0.0.1', port: 1, controllerPort: 2 }, secure, {
+      ca: 'ca.pem',
+      keystore: 'k.p12',
+      keystorePassword: 'kp',
+    });
+    expect(props).toContain(
+      'advertised.listeners=SASL_SSL://127.0.0.1:1,SASL_PLAIN://127.0.0.1:3,MTLS://127.0.0.1:4',
+    );
+    expect(props).toContain('SASL_PLAIN:SASL_SSL,MTLS:SSL');
+    expect(props).toContain('listener.name.sasl_plain.sasl.enabled.mechanisms=PLAIN');
+    expect(props).toContain('user_admin="a-1" user_app="p-2";');
+    expect(props).toContain('listener.name.mtls.ssl.client.auth=required');
+    expect(props).toContain('ssl.principal.mapping.rules=RULE:^CN=([^,]+)$/$1/,DEFAULT');
+  });
+
+  it("signs a client certificate with the broker's CA, CN = the user", () => {
+    const home = mkdtempSync(join(tmpdir(), 'kstreams-tls-'));
+    const { ca } = ensureTls(home);
+    const { cert } = ensureClientCertificate(home, 'app');
+    expect(execFileSync('openssl', ['verify', '-CAfile', ca, cert], { encoding: 'utf8' })).toContain('OK');
+    const subject = execFileSync('openssl', ['x509', '-in', cert, '-noout', '-subject'], {
+      encoding: 'utf8',
+    });
+    expect(subject).toMatch(/CN\s*=\s*app/);
   });
 
   it('refuses users it cannot write, naming them', () => {

@@ -18,6 +18,12 @@ export interface SecureOptions {
   users: Record<string, string>;
   /** The user the broker itself logs in as; a super user (every ACL check passes). */
   superUser: string;
+  /**
+   * Two more listeners beside SCRAM: SASL/PLAIN over TLS on `plainPort` (the same users and
+   * passwords) and mutual TLS on `mtlsPort` (a client certificate signed by the broker's CA; its
+   * CN is the user, so `CN=app` is `User:app` for the ACLs).
+   */
+  extraListeners?: { plainPort: number; mtlsPort: number };
 }
 
 export interface TlsFiles {
@@ -157,6 +163,42 @@ export function ensureTls(home: string): TlsFiles {
   };
 }
 
+/**
+ * A client certificate for `user` (CN=<user>) signed by the broker's CA, made once per broker
+ * home: what a client presents on the mutual-TLS listener.
+ */
+export function ensureClientCertificate(home: string, user: string): { cert: string; key: string } {
+  if (!SAFE.test(user))
+    throw new SecureBrokerError(`client certificate user '${user}': letters, digits, '_', '.', '-'`);
+  const dir = join(home, 'tls');
+  ensureTls(home);
+  const files = { cert: join(dir, `client-${user}.pem`), key: join(dir, `client-${user}.key`) };
+  if (!existsSync(files.cert)) {
+    const csr = `client-${user}.csr`;
+    openssl(
+      ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', `/CN=${user}`, '-keyout', files.key, '-out', csr],
+      dir,
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '3650',
+      ].concat(['-out', files.cert]),
+      dir,
+    );
+  }
+  return files;
+}
+
 /** The listener, TLS, SASL and authorizer settings of server.properties. */
 export function secureProperties(
   listen: { host: string; port: number; controllerPort: number },
@@ -165,13 +207,28 @@ export function secureProperties(
 ): string {
   const { host, port, controllerPort } = listen;
   const superPassword = secure.users[secure.superUser];
-  return `listeners=SASL_SSL://${host}:${port},CONTROLLER://${host}:${controllerPort}
-advertised.listeners=SASL_SSL://${host}:${port}
+  const extra = secure.extraListeners;
+  const extraListeners = extra
+    ? `,SASL_PLAIN://${host}:${extra.plainPort},MTLS://${host}:${extra.mtlsPort}`
+    : '';
+  const plainUsers = Object.entries(secure.users)
+    .map(([name, password]) => `user_${name}="${password}"`)
+    .join(' ');
+  const extraProperties = extra
+    ? `listener.name.sasl_plain.sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plain.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="${secure.superUser}" password="${superPassword}" ${plainUsers};
+listener.name.mtls.ssl.client.auth=required
+# A client certificate's CN is its user: CN=app is User:app, as the SCRAM user app.
+ssl.principal.mapping.rules=RULE:^CN=([^,]+)$/$1/,DEFAULT
+`
+    : '';
+  return `listeners=SASL_SSL://${host}:${port},CONTROLLER://${host}:${controllerPort}${extraListeners}
+advertised.listeners=SASL_SSL://${host}:${port}${extraListeners}
 inter.broker.listener.name=SASL_SSL
 # SCRAM cannot serve the controller listener (its credentials live in the metadata the controller
 # serves), so that one stays PLAINTEXT on ${host}; its principal (ANONYMOUS) must be a super user.
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL
-sasl.enabled.mechanisms=SCRAM-SHA-512
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL${extra ? ',SASL_PLAIN:SASL_SSL,MTLS:SSL' : ''}
+${extraProperties}sasl.enabled.mechanisms=SCRAM-SHA-512
 sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="${secure.superUser}" password="${superPassword}";
 ssl.keystore.type=PKCS12

@@ -12,7 +12,7 @@ import {
 } from 'kafkajs';
 import { afterAll, beforeAll } from 'vitest';
 import { brokerClientConfig, brokerOptions, brokerPaths, start, stop } from '../kafka/broker.ts';
-import { ensureTls } from '../kafka/secure.ts';
+import { ensureClientCertificate, ensureTls } from '../kafka/secure.ts';
 
 /** What one ACL rule allows: the operations on a resource, named literally or by prefix. */
 export type AclRule = [AclResourceTypes, string, ResourcePatternTypes, AclOperationTypes[]];
@@ -23,13 +23,22 @@ export type AclRule = [AclResourceTypes, string, ResourcePatternTypes, AclOperat
  * random hex: known, so a test can search its output for it, and within the broker script's
  * `[A-Za-z0-9_.-]`.
  */
-export function secureBrokerForThisFile<User extends string>(port: number, users: readonly User[]) {
+export function secureBrokerForThisFile<User extends string>(
+  port: number,
+  users: readonly User[],
+  /** Also SASL/PLAIN over TLS on port+2 and mutual TLS on port+3 (scripts/kafka/secure.ts). */
+  { extraListeners = false } = {},
+) {
   const passwords = Object.fromEntries(
     ['admin', ...users].map((user) => [user, `${user}-${randomBytes(8).toString('hex')}`]),
   ) as Record<User | 'admin', string>;
   const opts = {
     ...brokerOptions({ ...process.env, KAFKA_PORT: String(port) }),
-    secure: { superUser: 'admin', users: passwords },
+    secure: {
+      superUser: 'admin',
+      users: passwords,
+      ...(extraListeners ? { extraListeners: { plainPort: port + 2, mtlsPort: port + 3 } } : {}),
+    },
   };
   const brokers = `${opts.host}:${opts.port}`;
   let started = false;
@@ -54,6 +63,11 @@ export function secureBrokerForThisFile<User extends string>(port: number, users
     passwords,
     clientConfig,
     kafka,
+    /** The SASL/PLAIN (over TLS) and mutual-TLS addresses, with `extraListeners`. */
+    plainBrokers: `${opts.host}:${port + 2}`,
+    mtlsBrokers: `${opts.host}:${port + 3}`,
+    /** A client certificate and key (PEM files) for `user`, signed by the broker's CA. */
+    clientCertificate: (user: User) => ensureClientCertificate(brokerPaths(opts).home, user),
     /** The file of the CA certificate that clients must trust (made when the broker first starts). */
     caFile: () => ensureTls(brokerPaths(opts).home).ca,
     /** Allows `user` what `rules` name, and nothing else, as the super user. */

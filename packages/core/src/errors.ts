@@ -135,6 +135,56 @@ export class RecordTooLargeError extends StreamsError {
   }
 }
 
+/** What a broker error code asks the user to change, for the codes a send may end with. */
+const SEND_HINTS: { readonly [code: string]: string } = {
+  MESSAGE_TOO_LARGE:
+    "raise the topic's max.message.bytes (or the broker's message.max.bytes), or make the record smaller",
+  RECORD_LIST_TOO_LARGE:
+    "raise the topic's max.message.bytes (or the broker's message.max.bytes), or make the record smaller",
+  NOT_ENOUGH_REPLICAS: "bring the topic's replicas back, or lower its min.insync.replicas",
+  REQUEST_TIMED_OUT: 'check that the brokers are up and reachable',
+};
+
+/**
+ * Kafka's answer to one record's send (Java's exception in the producer callback), as the
+ * production exception handler sees it: `code` is the broker's error code when it gave one,
+ * `retriable` whether sending again may succeed (a timeout, a broker away), as Kafka's
+ * RetriableException marks it.
+ */
+export class RecordSendError extends StreamsError {
+  constructor(
+    readonly topic: string,
+    readonly partition: number | undefined,
+    readonly code: string | undefined,
+    readonly retriable: boolean,
+    options: { cause: unknown },
+  ) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    const hint = code === undefined ? undefined : SEND_HINTS[code];
+    super(
+      `Sending a record to topic '${topic}'${partition === undefined ? '' : ` partition ${partition}`} failed` +
+        `${code === undefined ? '' : ` (${code})`}: ${reason}${hint === undefined ? '' : `; ${hint}`}`,
+      options,
+    );
+  }
+}
+
+/**
+ * A send failed and the thread stops (Java's StreamsException from the RecordCollector): the
+ * production exception handler answered 'fail' (or 'retry' for an error that is not retriable), or
+ * the error is one Kafka Streams never hands to the handler (an invalid topic, UNKNOWN_SERVER_ERROR).
+ */
+export class ProductionError extends StreamsError {
+  constructor(
+    readonly taskId: string,
+    detail: string,
+    options: { cause: unknown },
+  ) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super(`Task ${taskId}: ${reason}. ${detail}`, options);
+  }
+}
+
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
@@ -189,6 +239,19 @@ const TLS_CODES = new Set([
 ]);
 
 /**
+ * OpenSSL's codes for a TLS alert from a broker that wants a client certificate (mutual TLS) and
+ * got none, or one it does not trust: TLS 1.3's certificate_required, TLS 1.2's bad_certificate,
+ * and Java's answer to an unknown CA (unknown_ca, certificate_unknown).
+ */
+const CLIENT_CERT_CODES = new Set([
+  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+  'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
+]);
+const CLIENT_CERT_ALERT = /alert (certificate required|bad certificate|unknown ca|certificate unknown)/i;
+
+/**
  * The brokers answered but the client could not authenticate (Java's SaslAuthenticationException
  * and SslAuthenticationException): SASL credentials refused, or a broker certificate not trusted.
  * Says which setting to change; never shows a credential.
@@ -199,11 +262,12 @@ export class AuthenticationError extends StreamsError {
     brokers: readonly string[],
     sasl: { mechanism?: unknown; username?: unknown } | undefined,
     /** What the user sets, in the caller's terms (the CLI names its flags and files). */
-    settings: { credentials: string; ca: string } = {
+    settings: { credentials: string; ca: string; cert?: string } = {
       credentials: '"sasl.username", "sasl.password" and "sasl.mechanism"',
       ca: '"ssl.ca"',
     },
   ): AuthenticationError | undefined {
+    const cert = settings.cert ?? '"ssl.cert" and "ssl.key"';
     for (
       let e = error as ErrorLike | undefined;
       e;
@@ -218,6 +282,13 @@ export class AuthenticationError extends StreamsError {
           { cause: error },
         );
       }
+      if ((e.code !== undefined && CLIENT_CERT_CODES.has(e.code)) || CLIENT_CERT_ALERT.test(e.message ?? ''))
+        return new AuthenticationError(
+          `The brokers at ${brokers.join(',')} require a client certificate (mutual TLS) and refused the ` +
+            `connection: ${e.code ?? ''} (${e.message}). Set ${cert} to a client certificate signed by a CA the ` +
+            'brokers trust (their ssl.truststore) and its private key.',
+          { cause: error },
+        );
       if (e.code !== undefined && TLS_CODES.has(e.code))
         return new AuthenticationError(
           `TLS with the brokers at ${brokers.join(',')} failed: ${e.code} (${e.message}). Set ${settings.ca} to the ` +

@@ -24,6 +24,8 @@ export {
   DeserializationError,
   IllegalStateError,
   ProcessingError,
+  ProductionError,
+  RecordSendError,
   RecordTooLargeError,
   SerdeError,
   SerializationError,
@@ -58,6 +60,7 @@ export type {
   ProducedRecord,
   ProductionExceptionHandler,
   ProductionExceptionHandlerConfig,
+  ProductionHandlerResponse,
 } from './processor/exception-handlers.ts';
 export type {
   Cancellable,

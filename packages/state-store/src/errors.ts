@@ -20,6 +20,32 @@ export class StoreLockedError extends StateStoreError {
   }
 }
 
+/**
+ * The disk under a store (or its checkpoint) is full: LevelDB's or the file system's "No space
+ * left on device". The write was not kept; `location` is the directory (or file) it went to.
+ */
+export class StoreDiskFullError extends StateStoreError {
+  readonly location: string;
+
+  constructor(location: string, options?: { cause?: unknown }) {
+    super(
+      `No space left on device writing ${location}: the disk of the state directory is full. Free space ` +
+        'there, or set stateDir to a disk with room; then restart. The write was not kept: the task ' +
+        'restores what its stores miss from their changelogs.',
+      options,
+    );
+    this.location = location;
+  }
+
+  /** `err` as a StoreDiskFullError when it is a disk-full failure of a write to `location`. */
+  static wrap(err: unknown, location: string): unknown {
+    const e = err as { code?: unknown; message?: unknown } | undefined;
+    const full =
+      e?.code === 'ENOSPC' || (typeof e?.message === 'string' && /no space left on device/i.test(e.message));
+    return full ? new StoreDiskFullError(location, { cause: err }) : err;
+  }
+}
+
 /** A store was used before `open()` or after `close()` (Kafka Streams' InvalidStateStoreException). */
 export class StoreNotOpenError extends StateStoreError {
   readonly storeName: string;

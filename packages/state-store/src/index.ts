@@ -17,6 +17,7 @@ export {
   InvalidChangelogRecordError,
   InvalidStoreArgumentError,
   StateStoreError,
+  StoreDiskFullError,
   StoreLockedError,
   StoreNotOpenError,
   StoreRestoreError,

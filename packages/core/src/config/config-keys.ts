@@ -267,10 +267,10 @@ export const CONFIG_KEYS = {
     default: 'fail',
     checkedBy: handler(
       'resolveExceptionHandlers',
-      "'fail', 'continue' or a function (error, context) => 'continue' | 'fail'",
+      "'fail', 'continue' or a function (error, context) => 'continue' | 'fail' | 'retry'",
     ),
     meaning:
-      "Kafka Streams' `production.exception.handler`: what a record the broker refuses (e.g. too large) does.",
+      "Kafka Streams' `production.exception.handler`: what a record a sink cannot write (serialization, too large, refused by the broker, timed out) does; 'fail' retries retriable errors, as Java's default.",
   },
   errors: {
     type: 'object',

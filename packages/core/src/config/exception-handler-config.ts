@@ -1,13 +1,14 @@
 // Parses the exception handler settings (shared by StreamsConfig and the TopologyTestDriver):
 // the built-in names become functions, and every mistake becomes a line saying what to change.
-import type {
-  DeserializationExceptionHandler,
-  DeserializationExceptionHandlerConfig,
-  ProcessingExceptionHandler,
-  ProcessingExceptionHandlerConfig,
-  ProductionExceptionHandler,
-  ProductionExceptionHandlerConfig,
-  ResolvedExceptionHandlers,
+import {
+  type DeserializationExceptionHandler,
+  type DeserializationExceptionHandlerConfig,
+  defaultProductionHandler,
+  type ProcessingExceptionHandler,
+  type ProcessingExceptionHandlerConfig,
+  type ProductionExceptionHandler,
+  type ProductionExceptionHandlerConfig,
+  type ResolvedExceptionHandlers,
 } from '../processor/exception-handlers.ts';
 
 export interface ExceptionHandlerSettings {
@@ -78,7 +79,7 @@ export function resolveExceptionHandlers(
     );
   }
 
-  let production: ProductionExceptionHandler = FAIL;
+  let production: ProductionExceptionHandler = defaultProductionHandler;
   let productionName = 'fail';
   if (typeof w === 'function') {
     production = w;
@@ -92,7 +93,7 @@ export function resolveExceptionHandlers(
         ? ` (use '${w === 'logAndFail' ? 'fail' : 'continue'}')`
         : '';
     problems.push(
-      `"productionExceptionHandler" must be 'fail' (default), 'continue' or a function (error, context) => 'continue' | 'fail', got ${show(w)}${hint}`,
+      `"productionExceptionHandler" must be 'fail' (default), 'continue' or a function (error, context) => 'continue' | 'fail' | 'retry', got ${show(w)}${hint}`,
     );
   }
 

@@ -64,6 +64,18 @@ function grant(principal: string, operations: string[], resource: string, broker
  * An AuthorizationError for a kafkajs error that is an authorization failure, else undefined.
  * An AuthorizationError among its causes is returned as it is.
  */
+/** The topics of a send the broker refused (set by sendInChunks), anywhere in the chain. */
+function deniedTopics(error: unknown): string[] | undefined {
+  type Denied = { deniedTopics?: string[]; cause?: unknown; originalError?: unknown };
+  for (
+    let e = error as Denied | undefined, depth = 0;
+    e && depth < 20;
+    e = (e.originalError ?? e.cause) as Denied, depth++
+  )
+    if (Array.isArray(e.deniedTopics)) return e.deniedTopics;
+  return undefined;
+}
+
 export function toAuthorizationError(
   error: unknown,
   config: ResolvedConfig,
@@ -111,7 +123,7 @@ export function toAuthorizationError(
         fix: `allow it on the cluster, or grant the topic-level ACLs the app needs: ${grant(principal, [context.topicOperation === 'Create' ? 'Create' : 'IdempotentWrite'], '--cluster', brokers)}`,
       });
     default: {
-      const topics = context.topics ?? [];
+      const topics = context.topics ?? deniedTopics(error) ?? [];
       const operation = context.topicOperation ?? 'Read/Write';
       const ops = operation.split('/');
       return new AuthorizationError({

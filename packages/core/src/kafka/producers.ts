@@ -6,14 +6,31 @@
 // many records a send may carry, installs core's replacements before anything loads kafkajs.
 import type { Kafka, Message, Producer, RecordMetadata, Transaction } from 'kafkajs';
 import type { ProducerConfig } from '../config/streams-config.ts';
+import type { RecordSendError } from '../errors.ts';
 import type { OutputBatch } from '../processor/internals/output-batch.ts';
+import { outputBatchRecords } from '../processor/internals/output-batch-records.ts';
 import type { CollectedOutput } from '../processor/internals/record-collector.ts';
 import { type OutputRecord, topicPartitionKey } from '../processor/internals/records.ts';
 import type { TopicPartitionOffset } from './admin.ts';
 import { explainRefusal } from './client.ts';
+import { hasErrorType } from './error-kinds.ts';
 import { JavaCompatiblePartitioner } from './java-partitioner.ts';
 import { ENCODED_BATCH, type EncodedBatchMessage, produceEncodingInstalled } from './produce-encoding.ts';
 import { linearGroupingInstalled } from './producer-grouping.ts';
+import { isTooLargeError, recordSendError, sendErrorKind } from './send-errors.ts';
+
+/**
+ * Told of each record of a send that failed with an error Kafka Streams' RecordCollector judges
+ * (`askHandler`: the production exception handler decides; false: fatal without asking, as Java).
+ * Returning drops the record and the send goes on; throwing fails the send with that error.
+ * `source` is the batch or record of the output the record came from.
+ */
+export type SendFailureHandler = (
+  error: RecordSendError,
+  record: OutputRecord,
+  askHandler: boolean,
+  source: OutputBatch | OutputRecord,
+) => void | Promise<void>;
 
 export interface TaskProducer {
   /** exactly_once: sends join a transaction, so a task may go on processing while one is in flight. */
@@ -23,7 +40,7 @@ export interface TaskProducer {
    * Returns, for each topic-partition that records were sent to with an explicit partition,
    * the offset after the last of them (what a changelog checkpoint records).
    */
-  send(output: CollectedOutput): Promise<TopicPartitionOffset[]>;
+  send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]>;
   /** exactly_once: adds the input offsets to the transaction and commits it. */
   commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void>;
   /** exactly_once: aborts the open transaction, if any. */
@@ -146,10 +163,20 @@ export function batchMessages(batches: OutputBatch[]): TopicMessages[] {
 
 type TopicMessages = { topic: string; messages: Message[] };
 
+/** One call of a send: its messages, the end offsets it reports, and its records when it failed. */
+interface SendCall {
+  messages: TopicMessages[];
+  ended(meta: RecordMetadata[]): TopicPartitionOffset[];
+  records(): Array<{ record: OutputRecord; source: OutputBatch | OutputRecord; explicit: boolean }>;
+  /** A call of several partitions' batches: one call per batch. */
+  parts?(): SendCall[];
+}
+
 /** Sends a task's output (batches, then records) call after call; merges the end offsets they report. */
 export async function sendInChunks(
   output: CollectedOutput,
   sendOne: (topicMessages: TopicMessages[]) => Promise<RecordMetadata[]>,
+  onFailure?: SendFailureHandler,
 ): Promise<TopicPartitionOffset[]> {
   const ends = new Map<string, TopicPartitionOffset>();
   const merge = (found: TopicPartitionOffset[]) => {
@@ -161,10 +188,64 @@ export async function sendInChunks(
   if (output.batches.length > 0 && !produceEncodingInstalled()) {
     throw new Error("kstreams: encoded batches need core's produce request, which is not installed");
   }
-  for (const send of planBatchSends(output.batches))
-    merge(batchEnds(send, await sendOne(batchMessages(send))));
+  /** One call; on failure, the handler's say per record (see SendFailureHandler). */
+  const attempt = async (call: SendCall): Promise<void> => {
+    try {
+      merge(call.ended(await sendOne(call.messages)));
+    } catch (error) {
+      const kind = onFailure === undefined ? 'pass' : sendErrorKind(error);
+      const failed = call.records();
+      // A denied write names no topic: the call's topics let the AuthorizationError name them.
+      if (hasErrorType(error, 'TOPIC_AUTHORIZATION_FAILED') && typeof error === 'object' && error !== null)
+        Object.assign(error, { deniedTopics: [...new Set(failed.map((f) => f.record.topic))] });
+      if (onFailure === undefined || kind === 'pass') throw error;
+      if (kind === 'handled' && isTooLargeError(error)) {
+        // Java's producer splits a batch the broker refused as too large and sends it again; only
+        // a record too large on its own fails. First each partition's batch alone: the broker
+        // wrote the call's other partitions, and kafkajs rolled their sequence numbers back, so
+        // the same batch again is a duplicate the idempotent broker acknowledges without writing
+        // it twice. Then the refused partition's records one by one.
+        const parts = call.parts?.();
+        if (parts !== undefined && parts.length > 1) {
+          for (const part of parts) await attempt(part);
+          return;
+        }
+        if (failed.length > 1) {
+          for (const one of failed)
+            await attempt({
+              messages: toMessages([one.record]),
+              ended: (meta) => (one.explicit ? explicitEnds([one.record], meta) : []),
+              records: () => [one],
+            });
+          return;
+        }
+      }
+      for (const { record, source } of failed)
+        await onFailure(
+          recordSendError(error, record.topic, record.partition),
+          record,
+          kind === 'handled',
+          source,
+        );
+    }
+  };
+  const batchCall = (send: OutputBatch[]): SendCall => ({
+    messages: batchMessages(send),
+    ended: (meta) => batchEnds(send, meta),
+    records: () =>
+      send.flatMap((batch) =>
+        outputBatchRecords(batch).map((record) => ({ record, source: batch, explicit: batch.explicit })),
+      ),
+    ...(send.length > 1 ? { parts: () => send.map((b) => batchCall([b])) } : {}),
+  });
+  for (const send of planBatchSends(output.batches)) await attempt(batchCall(send));
   for (const chunk of chunkRecords(output.records))
-    merge(explicitEnds(chunk, await sendOne(toMessages(chunk))));
+    await attempt({
+      messages: toMessages(chunk),
+      ended: (meta) => explicitEnds(chunk, meta),
+      records: () =>
+        chunk.map((record) => ({ record, source: record, explicit: record.partition !== undefined })),
+    });
   return [...ends.values()];
 }
 
@@ -256,14 +337,13 @@ export class SharedProducer implements TaskProducer {
     if (wasConnected) await old.disconnect().catch(() => {});
   }
 
-  async send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+  async send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
     if (isEmptyOutput(output)) return [];
     await this.connect();
-    return sendInChunks(output, (topicMessages) =>
-      this.producer.sendBatch({
-        topicMessages,
-        acks: this.config.acks,
-      }),
+    return sendInChunks(
+      output,
+      (topicMessages) => this.producer.sendBatch({ topicMessages, acks: this.config.acks }),
+      onFailure,
     );
   }
 
@@ -339,10 +419,10 @@ export class TransactionalTaskProducer implements TaskProducer {
     return this.transaction;
   }
 
-  async send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+  async send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
     if (isEmptyOutput(output)) return [];
     const t = await this.begin();
-    return sendInChunks(output, (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }));
+    return sendInChunks(output, (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }), onFailure);
   }
 
   async commitTransaction(groupId: string, offsets: TopicPartitionOffset[]): Promise<void> {

@@ -15,6 +15,7 @@ import {
   explicitPartitions,
   initTransactions,
   isEmptyOutput,
+  type SendFailureHandler,
   sendInChunks,
   type TaskProducer,
   toOffsetTopics,
@@ -27,6 +28,7 @@ const CONCURRENT_RETRY = { timeoutMs: 5_000, backoffMs: 10, maxBackoffMs: 100 };
 
 interface PendingSend {
   output: CollectedOutput;
+  onFailure: SendFailureHandler | undefined;
   resolve(ends: TopicPartitionOffset[]): void;
   reject(error: unknown): void;
 }
@@ -35,6 +37,19 @@ interface PendingSend {
 function endsOf(output: CollectedOutput, ends: TopicPartitionOffset[]): TopicPartitionOffset[] {
   const mine = explicitPartitions(output);
   return ends.filter((e) => mine.has(topicPartitionKey(e.topic, e.partition)));
+}
+
+/** Each failed record goes to the handler of the task whose output it came from. */
+function failureHandlerOf(sends: PendingSend[]): SendFailureHandler | undefined {
+  if (sends.length === 1) return sends[0]!.onFailure;
+  const owner = new Map<object, SendFailureHandler | undefined>();
+  for (const s of sends)
+    for (const part of [...s.output.batches, ...s.output.records]) owner.set(part, s.onFailure);
+  return (error, record, askHandler, source) => {
+    const handler = owner.get(source);
+    if (handler === undefined) throw error.cause;
+    return handler(error, record, askHandler, source);
+  };
 }
 
 export class TransactionalThreadProducer {
@@ -97,10 +112,10 @@ export class TransactionalThreadProducer {
    * Sends into the open transaction (opening one), with whatever other tasks send meanwhile.
    * Resolves when acknowledged, with the end offsets of the partitions `output` names explicitly.
    */
-  send(output: CollectedOutput): Promise<TopicPartitionOffset[]> {
+  send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
     if (isEmptyOutput(output)) return Promise.resolve([]);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ output, resolve, reject });
+      this.waiting.push({ output, onFailure, resolve, reject });
       this.sendWaiting();
     });
   }
@@ -119,7 +134,11 @@ export class TransactionalThreadProducer {
                 batches: batch.flatMap((b) => b.output.batches),
                 records: batch.flatMap((b) => b.output.records),
               };
-        const ends = await sendInChunks(output, (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }));
+        const ends = await sendInChunks(
+          output,
+          (topicMessages) => t.sendBatch({ topicMessages, acks: -1 }),
+          failureHandlerOf(batch),
+        );
         for (const b of batch) b.resolve(batch.length === 1 ? ends : endsOf(b.output, ends));
       } catch (error) {
         for (const b of batch) b.reject(error);
@@ -161,7 +180,7 @@ export class TransactionalThreadProducer {
   forTask(): TaskProducer {
     return {
       transactional: true,
-      send: (records) => this.send(records),
+      send: (records, onFailure) => this.send(records, onFailure),
       commitTransaction: () =>
         Promise.reject(new Error('exactly_once_v2 commits the thread, not a task (TaskManager.commitAll)')),
       // The thread aborts its transaction itself, with all its tasks (ThreadTransaction.rollBack):

@@ -37,6 +37,7 @@ import { initSerdes } from './serde-init.ts';
 import { StateDirectory } from './state-directory.ts';
 import { queryLocalStores, type StateQueryOptions } from './state-query.ts';
 import { StreamThread } from './stream-thread.ts';
+import { askUncaughtHandler, type StreamsUncaughtExceptionHandler } from './uncaught-exceptions.ts';
 
 export interface StreamsMetadata {
   host: string | undefined;
@@ -54,9 +55,11 @@ export type KafkaStreamsState =
   | 'PENDING_ERROR'
   | 'ERROR';
 
-/** What to do after an error the stream thread cannot recover from by itself. */
-export type StreamThreadExceptionResponse = 'REPLACE_THREAD' | 'SHUTDOWN_CLIENT' | 'SHUTDOWN_APPLICATION';
-export type StreamsUncaughtExceptionHandler = (error: Error) => StreamThreadExceptionResponse;
+/** What to do after an error a stream thread (or the global thread) cannot recover from by itself. */
+export type {
+  StreamsUncaughtExceptionHandler,
+  StreamThreadExceptionResponse,
+} from './uncaught-exceptions.ts';
 
 const TRANSITIONS: Record<KafkaStreamsState, KafkaStreamsState[]> = {
   CREATED: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
@@ -319,10 +322,13 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       kafka: this.kafka,
       admin: this.admin,
       logger: this.logger,
-      onFatal: (error) => {
-        // As in Kafka Streams, a failed global thread stops the client (no thread to replace it).
+      onFatal: (raw) => {
+        // As in Kafka Streams, the handler is asked; the global thread cannot be replaced, so
+        // every answer stops this client (SHUTDOWN_APPLICATION: see onFatal).
         if (this.closing) return;
-        this.logger.error({ err: error }, 'global stream thread failed');
+        const error = toAuthorizationError(raw, this.config) ?? raw;
+        const response = askUncaughtHandler(this.uncaughtHandler, error, this.logger, 'global');
+        this.logger.error({ err: error, response }, 'global stream thread failed');
         this.shutDownOnError(error);
       },
     });
@@ -353,13 +359,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private async onFatal(thread: StreamThread, raw: Error): Promise<void> {
     if (this.thread !== thread || this.closing) return;
     const error = toAuthorizationError(raw, this.config) ?? raw;
-    let response: StreamThreadExceptionResponse;
-    try {
-      response = this.uncaughtHandler(error);
-    } catch (handlerError) {
-      this.logger.error({ err: handlerError }, 'the uncaught exception handler threw; shutting down');
-      response = 'SHUTDOWN_CLIENT';
-    }
+    const response = askUncaughtHandler(this.uncaughtHandler, error, this.logger, 'stream');
     this.logger.error({ err: error, response }, 'stream thread failed');
     if (response === 'REPLACE_THREAD') {
       this.thread = undefined;

@@ -4,7 +4,6 @@
 import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
-import { DeserializationError, TimestampExtractorError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
@@ -21,6 +20,7 @@ import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
 import type { Topology } from '../processor/topology.ts';
 import { ThreadCache } from '../state/internals/thread-cache.ts';
 import type { StateStore } from '../state/state-store.ts';
+import { isFatalTaskError } from './fatal-errors.ts';
 import { processingGuaranteeFor } from './guarantee-factory.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
@@ -199,8 +199,9 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       { fenced, producerBroken, groupMoved: isGroupGenerationError(error) },
       this.runningTasks(),
     );
-    // The same record would fail again: as in Kafka Streams, no retry.
-    if (error instanceof DeserializationError || error instanceof TimestampExtractorError) {
+    // The same record would fail again, the production handler said fail, or the disk is full:
+    // as in Kafka Streams, no retry (fatal-errors.ts).
+    if (isFatalTaskError(error)) {
       this.deps.fatal(error);
       return;
     }

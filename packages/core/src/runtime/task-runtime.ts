@@ -12,7 +12,7 @@ import { type StreamsAdmin, type TopicPartitionOffset, UNSTABLE_OFFSETS_WAIT_MS 
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { fetchedMessageReader } from '../kafka/consumer.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
-import { type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
+import { type SendFailureHandler, type TaskProducer, TransactionalTaskProducer } from '../kafka/producers.ts';
 import { MeteredTransactionalBuffer } from '../metrics/metered-buffer.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
@@ -345,17 +345,21 @@ export class TaskRuntime implements ActiveTask {
     // The at_least_once producer is shared by the thread's tasks: a failed send must fail the
     // task that made it, so it is awaited here.
     if (!this.producer.transactional) {
-      await this.producer.send(output);
+      await this.producer.send(output, this.sendFailed);
       return;
     }
     // One send in flight per producer: kafkajs numbers an idempotent producer's batches when it
     // builds the request, so two sends of one producer at once could reuse sequence numbers.
     await this.settleSend();
-    const sending = this.producer.send(output);
+    const sending = this.producer.send(output, this.sendFailed);
     // A failure surfaces at the next flush or commit, which roll the transaction back.
     sending.catch(() => {});
     this.sending = sending;
   }
+
+  /** A record of a failed send: the production exception handler's (Kafka Streams' recordSendError). */
+  private readonly sendFailed: SendFailureHandler = (error, record, askHandler) =>
+    this.task.sendFailed(error, record, askHandler);
 
   /** Waits for the send in flight; throws its failure. */
   private async settleSend(): Promise<void> {
@@ -379,7 +383,7 @@ export class TaskRuntime implements ActiveTask {
         ...(c.headers === undefined ? {} : { headers: c.headers }),
       });
     }
-    return this.producer.send(this.collector.drain());
+    return this.producer.send(this.collector.drain(), this.sendFailed);
   }
 
   async commitTransaction(groupId: string): Promise<void> {

@@ -162,4 +162,27 @@ describe('authentication errors', () => {
     expect(AuthenticationError.from(refused, ['kafka-1:9094'], sasl)).toBeUndefined();
     expect(BrokerUnreachableError.from(refused, ['kafka-1:9094'])).toBeInstanceOf(BrokerUnreachableError);
   });
+
+  it('a broker that wants a client certificate (mutual TLS): points at ssl.cert and ssl.key', () => {
+    const required = new KafkaJSConnectionError(
+      'Connection error: error:0A00045C:SSL routines::tlsv13 alert certificate required',
+      { broker: 'kafka-1:9095', code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' } as never,
+    );
+    const retried = new KafkaJSNumberOfRetriesExceeded(required, { retryCount: 5, retryTime: 1000 });
+    const e = AuthenticationError.from(retried, ['kafka-1:9095'], undefined);
+    expect(e?.message).toContain('The brokers at kafka-1:9095 require a client certificate (mutual TLS)');
+    expect(e?.message).toContain('Set "ssl.cert" and "ssl.key"');
+    // The alert's wording alone (a code kafkajs did not keep) is enough.
+    const bad = new KafkaJSConnectionError('Connection error: sslv3 alert bad certificate', {
+      broker: 'kafka-1:9095',
+    } as never);
+    expect(AuthenticationError.from(bad, ['kafka-1:9095'], undefined)?.message).toContain('Set "ssl.cert"');
+    // The CLI names its own flags.
+    const cli = AuthenticationError.from(required, ['kafka-1:9095'], undefined, {
+      credentials: '--sasl-username',
+      ca: '--ssl-ca',
+      cert: '--ssl-cert and --ssl-key',
+    });
+    expect(cli?.message).toContain('Set --ssl-cert and --ssl-key');
+  });
 });

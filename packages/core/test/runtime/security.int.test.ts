@@ -1,8 +1,10 @@
-// Word count on a broker of its own that speaks only SASL/SCRAM-SHA-512 over TLS and enforces
+// Word count on a broker of its own that speaks SASL/SCRAM-SHA-512 over TLS (and, on two more
+// listeners, SASL/PLAIN over TLS and mutual TLS with a client certificate) and enforces
 // ACLs: under exactly_once with an app user granted what the app needs, the output is exact and
 // the user's password shows up in no log line, error or description of the app; a user without
 // rights on the app's transactional ids gets a clear authorization error, fast, not a hang.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { AclOperationTypes, AclResourceTypes, type Kafka, ResourcePatternTypes } from 'kafkajs';
 import pino from 'pino';
@@ -21,7 +23,7 @@ import {
   waitFor,
 } from './kafka-helpers.ts';
 
-const broker = secureBrokerForThisFile(19692, ['app', 'notx']);
+const broker = secureBrokerForThisFile(19692, ['app', 'notx'], { extraListeners: true });
 const brokers = [broker.brokers];
 /** Known passwords: what the secret search looks for. */
 const APP_PASSWORD = broker.passwords.app;
@@ -41,14 +43,14 @@ beforeAll(() => {
 async function grantApp(
   user: 'app' | 'notx',
   t: { input: string; output: string; applicationId: string },
-  without?: 'Group' | 'TransactionalId',
+  without?: 'Group' | 'TransactionalId' | 'OutputWrite',
 ) {
   const { TOPIC, GROUP, TRANSACTIONAL_ID } = AclResourceTypes;
   const { READ, WRITE, CREATE, DESCRIBE } = AclOperationTypes;
   const { LITERAL, PREFIXED } = ResourcePatternTypes;
   const rules: AclRule[] = [
     [TOPIC, t.input, LITERAL, [READ, DESCRIBE]],
-    [TOPIC, t.output, LITERAL, [WRITE, DESCRIBE]],
+    [TOPIC, t.output, LITERAL, without === 'OutputWrite' ? [DESCRIBE] : [WRITE, DESCRIBE]],
     [TOPIC, `${t.applicationId}-`, PREFIXED, [CREATE, READ, WRITE, DESCRIBE]],
   ];
   // The app's group only: the restore and global readers assign their partitions (no group).
@@ -66,18 +68,23 @@ function capturedLogger() {
   return { logger, lines };
 }
 
-function newApp(input: string, output: string, applicationId: string, user: 'app' | 'notx') {
+function newApp(
+  input: string,
+  output: string,
+  applicationId: string,
+  user: 'app' | 'notx',
+  client: { brokers: string[] } = { brokers, ...broker.clientConfig(user) },
+) {
   const { logger, lines } = capturedLogger();
   const app = new KafkaStreams(wordCount(input, output), {
     applicationId,
-    brokers,
     processingGuarantee: 'exactly_once',
     commitIntervalMs: 100,
     // The test checks every update (counts 1..n): no record cache.
     statestoreCacheMaxBytes: 0,
     stateDir: tempStateDir(),
     logger,
-    ...broker.clientConfig(user),
+    ...client,
   });
   apps.push(app);
   return { app, lines };
@@ -207,6 +214,33 @@ describe('SASL_SSL with ACLs', () => {
     expect(app.error?.message).toContain(`--group ${t.applicationId} --resource-pattern-type prefixed`);
   });
 
+  it('no Write on the output topic: an AuthorizationError, and the production handler is not asked (as in Java)', async () => {
+    const tag = uniqueName('sec');
+    const t = { input: `${tag}-in`, output: `${tag}-out`, applicationId: `${tag}-app` };
+    await createTopics(admin, [
+      { topic: t.input, numPartitions: 1 },
+      { topic: t.output, numPartitions: 1 },
+    ]);
+    await grantApp('notx', t, 'OutputWrite');
+    await produce(t.input, [{ key: 'k', value: 'alpha beta' }], admin);
+    const asked: Error[] = [];
+    const client = {
+      brokers,
+      ...broker.clientConfig('notx'),
+      // 'continue' would drop the records: Kafka Streams never lets it for a denied write.
+      productionExceptionHandler: (error: Error) => {
+        asked.push(error);
+        return 'continue' as const;
+      },
+    };
+    const { app } = newApp(t.input, t.output, t.applicationId, 'notx', client);
+    await app.start();
+    await waitFor(() => app.state === 'ERROR', 30_000, 'the app to fail');
+    expect(app.error).toBeInstanceOf(AuthorizationError);
+    expect(app.error).toMatchObject({ resourceType: 'Topic', resourceName: t.output, operation: 'Write' });
+    expect(asked).toEqual([]);
+  });
+
   it('a wrong password or an untrusted CA: start() fails with an AuthenticationError naming the setting', async () => {
     const wrongPassword = `wrong-${randomBytes(8).toString('hex')}`;
     const attempt = async (extra: object) => {
@@ -243,5 +277,88 @@ describe('SASL_SSL with ACLs', () => {
     expect(tls.error).toBeInstanceOf(AuthenticationError);
     expect(tls.error?.message).toContain('Set "ssl.ca"');
     expect(tls.shown).not.toContain(APP_PASSWORD);
+  });
+});
+
+/** The PLAIN listener's settings for `user` (the SCRAM users, with their passwords). */
+const plainClient = (password = APP_PASSWORD) => ({
+  brokers: [broker.plainBrokers],
+  ssl: { ca: [readFileSync(broker.caFile(), 'utf8')] },
+  sasl: { mechanism: 'plain' as const, username: 'app', password },
+});
+
+/** The mutual-TLS listener's settings: the CA, and app's client certificate unless `withCert` is false. */
+const mtlsClient = (withCert = true) => {
+  const files = broker.clientCertificate('app');
+  return {
+    brokers: [broker.mtlsBrokers],
+    ssl: {
+      ca: [readFileSync(broker.caFile(), 'utf8')],
+      ...(withCert ? { cert: readFileSync(files.cert, 'utf8'), key: readFileSync(files.key, 'utf8') } : {}),
+    },
+  };
+};
+
+describe('SASL/PLAIN over TLS and mutual TLS, beside SCRAM', () => {
+  it.each([
+    ['SASL/PLAIN', () => plainClient()],
+    ['mutual TLS (CN=app)', () => mtlsClient()],
+  ])('%s: exactly_once word count as app, exact counts', async (_name, client) => {
+    const tag = uniqueName('sec2');
+    const t = { input: `${tag}-in`, output: `${tag}-out`, applicationId: `${tag}-app` };
+    await createTopics(admin, [
+      { topic: t.input, numPartitions: 2 },
+      { topic: t.output, numPartitions: 2 },
+    ]);
+    await grantApp('app', t);
+    const lines = Array.from({ length: 30 }, (_, i) => `one two${i % 3 === 0 ? ' three' : ''}`);
+    await produce(
+      t.input,
+      lines.map((value, i) => ({ key: `k${i}`, value })),
+      admin,
+    );
+    const expected = new Map([
+      ['one', 30],
+      ['two', 30],
+      ['three', 10],
+    ]);
+    const { app } = newApp(t.input, t.output, t.applicationId, 'app', client());
+    await app.start();
+    const records = await readTopic(
+      t.output,
+      (rs) => [...expected].every(([w, n]) => countSequences(rs).get(w)?.at(-1) === n),
+      { kafka: admin, timeoutMs: 40_000, settleMs: 300 },
+    );
+    for (const [word, n] of expected)
+      expect(countSequences(records).get(word)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    expect(app.state).toBe('RUNNING');
+  });
+
+  it('a wrong PLAIN password, or no client certificate: start() fails naming what to set', async () => {
+    const start = async (client: { brokers: string[] }) => {
+      const app = new KafkaStreams(wordCount('sec2-none-in', 'sec2-none-out'), {
+        applicationId: uniqueName('sec2-auth'),
+        stateDir: tempStateDir(),
+        logger: 'silent',
+        ...client,
+      });
+      apps.push(app);
+      return app.start().then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    };
+    const wrongPassword = `wrong-${randomBytes(8).toString('hex')}`;
+    const plain = await start(plainClient(wrongPassword));
+    expect(plain).toBeInstanceOf(AuthenticationError);
+    expect(plain?.message).toContain("refused user 'app' (SASL plain)");
+    expect(plain?.message).toContain('Check "sasl.username", "sasl.password"');
+    expect(plain?.message).not.toContain(wrongPassword);
+
+    const noCert = await start(mtlsClient(false));
+    // The whole error when it is something else: what the client saw of the broker's refusal.
+    expect(noCert, inspect(noCert, { depth: 8 })).toBeInstanceOf(AuthenticationError);
+    expect(noCert?.message).toMatch(/require a client certificate/);
+    expect(noCert?.message).toContain('Set "ssl.cert" and "ssl.key"');
   });
 });

@@ -318,7 +318,7 @@ describe('exception handler settings', () => {
 
   it('says what to change', () => {
     expect(problems({ productionExceptionHandler: 'logAndContinue' })).toContain(
-      `"productionExceptionHandler" must be 'fail' (default), 'continue' or a function (error, context) => 'continue' | 'fail', got "logAndContinue" (use 'continue')`,
+      `"productionExceptionHandler" must be 'fail' (default), 'continue' or a function (error, context) => 'continue' | 'fail' | 'retry', got "logAndContinue" (use 'continue')`,
     );
     expect(problems({ processingExceptionHandler: 'continue' })).toContain(
       `"processingExceptionHandler" must be 'logAndFail' (default), 'logAndContinue' or a function`,

@@ -1,6 +1,6 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { InvalidStoreArgumentError } from '../errors.ts';
+import { InvalidStoreArgumentError, StoreDiskFullError } from '../errors.ts';
 import type { TopicPartition } from '../types.ts';
 
 /** `offset` is the next changelog offset to read: everything before it is in the local store. */
@@ -40,14 +40,17 @@ export async function writeCheckpoint(file: string, entries: readonly Checkpoint
   };
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${process.pid}.tmp`);
-  const handle = await open(temp, 'w');
+  const handle = await open(temp, 'w').catch((err: unknown) => {
+    throw StoreDiskFullError.wrap(err, temp);
+  });
   try {
     await handle.writeFile(`${JSON.stringify(document)}\n`, 'utf8');
     await handle.sync();
   } catch (err) {
     await handle.close();
     await unlink(temp).catch(() => {});
-    throw err;
+    // The old checkpoint stays: it never claims more than the stores hold.
+    throw StoreDiskFullError.wrap(err, file);
   }
   await handle.close();
   await rename(temp, file);

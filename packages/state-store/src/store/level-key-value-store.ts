@@ -1,6 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { ClassicLevel } from 'classic-level';
-import { InvalidStoreArgumentError, StoreLockedError, StoreNotOpenError } from '../errors.ts';
+import {
+  InvalidStoreArgumentError,
+  StoreDiskFullError,
+  StoreLockedError,
+  StoreNotOpenError,
+} from '../errors.ts';
 import type { ChangelogRecord, KeyValue, KeyValueBytesStore } from '../types.ts';
 import { requireBound, requireChanges, requireKey, requireValue } from './validate.ts';
 
@@ -77,7 +82,7 @@ export class LevelKeyValueStore implements KeyValueBytesStore {
     const db = this.requireOpen();
     requireKey(this.name, key);
     requireValue(this.name, value);
-    await db.put(key, value, { sync: this.syncWrites });
+    await db.put(key, value, { sync: this.syncWrites }).catch(this.diskFull);
     this.noteWrite({ key, value });
   }
 
@@ -91,7 +96,7 @@ export class LevelKeyValueStore implements KeyValueBytesStore {
   async delete(key: Buffer): Promise<void> {
     const db = this.requireOpen();
     requireKey(this.name, key);
-    await db.del(key, { sync: this.syncWrites });
+    await db.del(key, { sync: this.syncWrites }).catch(this.diskFull);
     this.noteWrite({ key, value: null });
   }
 
@@ -111,9 +116,14 @@ export class LevelKeyValueStore implements KeyValueBytesStore {
       await batch.close();
       throw err;
     }
-    await batch.write({ sync: this.syncWrites });
+    await batch.write({ sync: this.syncWrites }).catch(this.diskFull);
     this.noteWrite(changes[changes.length - 1]!);
   }
+
+  /** Rethrows a write's failure, as a StoreDiskFullError naming the store's directory when the disk is full. */
+  private readonly diskFull = (err: unknown): never => {
+    throw StoreDiskFullError.wrap(err, this.location);
+  };
 
   range(from: Buffer | undefined, to: Buffer | undefined): AsyncIterableIterator<KeyValue> {
     const db = this.requireOpen();

@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import {
   type DeserializationError,
   ProcessingError,
+  ProductionError,
+  type RecordSendError,
   RecordTooLargeError,
   SerializationError,
 } from '../../errors.ts';
@@ -14,6 +16,7 @@ import {
   type ErrorHandlerContext,
   type HandlerResponse,
   type ProducedRecord,
+  type ProductionHandlerResponse,
   type ResolvedExceptionHandlers,
 } from '../exception-handlers.ts';
 import type { Record } from '../record.ts';
@@ -25,6 +28,7 @@ import {
 } from './record-collector.ts';
 import { RecordDeserializer } from './record-deserializer.ts';
 import type { InputRecord, OutputRecord } from './records.ts';
+import { RetryBackoff } from './retry-backoff.ts';
 
 /** KIP-1034's header names, as Kafka Streams writes them. */
 export const DLQ_HEADERS = {
@@ -57,6 +61,7 @@ const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(Strin
 export class TaskExceptionHandling {
   private dropped = 0;
   private readonly handlers: ResolvedExceptionHandlers;
+  private readonly retries = new RetryBackoff();
 
   constructor(
     private readonly taskId: string,
@@ -84,7 +89,8 @@ export class TaskExceptionHandling {
   deserialization(error: DeserializationError, record: InputRecord, sourceNode: string): HandlerResponse {
     const context = this.context(record, sourceNode);
     const response = this.ask('deserialization', error, () => this.handlers.deserialization(error, context));
-    if (response === 'continue') this.deadLetter('deserialization', error, context);
+    if (response !== 'continue') return 'fail';
+    this.deadLetter('deserialization', error, context);
     return response;
   }
 
@@ -168,14 +174,73 @@ export class TaskExceptionHandling {
     return this.decide('production', error, context, () => this.handlers.production(error, context));
   }
 
+  /**
+   * A record of a failed send, as Kafka Streams' recordSendError: `askHandler` false (an invalid
+   * topic, UNKNOWN_SERVER_ERROR) fails without asking. 'continue' drops the record (resolves);
+   * 'fail' throws a ProductionError, which stops the thread; 'retry', for a retriable error, throws
+   * the send's own error after a back-off, so that the task rolls back to its last commit and runs
+   * again (Java's TaskCorruptedException); for any other error 'retry' is 'fail'.
+   */
+  async sendFailed(error: RecordSendError, record: OutputRecord, askHandler: boolean): Promise<void> {
+    if (!askHandler)
+      throw new ProductionError(
+        this.taskId,
+        'Kafka Streams stops for this error without asking the handler',
+        {
+          cause: error,
+        },
+      );
+    const produced: ProducedRecord = {
+      topic: record.topic,
+      ...(record.partition === undefined ? {} : { partition: record.partition }),
+      key: record.key,
+      value: record.value,
+      timestamp: record.timestamp,
+      headers: record.headers ?? {},
+    };
+    // The output left the task in a batch: no source record, and no sink (as while punctuating).
+    const context = { ...this.context(undefined, ''), record: produced };
+    const response = this.ask('production', error, () => this.handlers.production(error, context));
+    if (response === 'retry' && error.retriable) {
+      const pause = this.retries.next();
+      this.logger.warn(
+        { err: error, retryInMs: pause },
+        'a send failed; the productionExceptionHandler answered retry: the task goes back to its last commit',
+      );
+      await new Promise((r) => setTimeout(r, pause));
+      throw error.cause;
+    }
+    if (!this.decideAnswered('production', error, context, response, false))
+      throw new ProductionError(
+        this.taskId,
+        `The productionExceptionHandler (${this.handlers.names.production}) answered '${response}'${response === 'retry' ? ' for an error that is not retriable, which counts as fail' : ''}: no more records are sent`,
+        { cause: error },
+      );
+  }
+
   private decide(
     kind: FailureKind,
     error: Error,
     context: ErrorHandlerContext,
-    handle: () => HandlerResponse,
+    handle: () => ProductionHandlerResponse,
     deadLetter = true,
   ): boolean {
-    if (this.ask(kind, error, handle) !== 'continue') return false;
+    return this.decideAnswered(kind, error, context, this.ask(kind, error, handle), deadLetter);
+  }
+
+  private decideAnswered(
+    kind: FailureKind,
+    error: Error,
+    context: ErrorHandlerContext,
+    response: ProductionHandlerResponse,
+    deadLetter: boolean,
+  ): boolean {
+    if (response === 'retry')
+      this.logger.warn(
+        { err: error },
+        `the ${kind}ExceptionHandler answered retry for an error that is not retriable: treated as fail, as in Kafka Streams`,
+      );
+    if (response !== 'continue') return false;
     this.dropped += 1;
     this.logger.warn(
       {
@@ -193,7 +258,11 @@ export class TaskExceptionHandling {
   }
 
   /** A handler that throws or answers something else fails the record, saying so. */
-  private ask(kind: FailureKind, error: Error, handle: () => HandlerResponse): HandlerResponse {
+  private ask(
+    kind: FailureKind,
+    error: Error,
+    handle: () => ProductionHandlerResponse,
+  ): ProductionHandlerResponse {
     let response: unknown;
     try {
       response = handle();
@@ -205,9 +274,11 @@ export class TaskExceptionHandling {
       return 'fail';
     }
     if (response === 'continue' || response === 'fail') return response;
+    if (response === 'retry' && kind === 'production') return response;
+    const allowed = kind === 'production' ? "'continue', 'fail' or 'retry'" : "'continue' or 'fail'";
     this.logger.error(
       { response, err: error },
-      `the ${kind}ExceptionHandler must return 'continue' or 'fail'; failing the record`,
+      `the ${kind}ExceptionHandler must return ${allowed}; failing the record`,
     );
     return 'fail';
   }

@@ -1,6 +1,6 @@
 import type { CheckpointEntry, KeyValueBytesStore, TopicPartition } from '@kstreams/state-store';
 import { type Logger, pino } from 'pino';
-import { StreamsError } from '../../errors.ts';
+import { type RecordSendError, StreamsError } from '../../errors.ts';
 import type { Position } from '../../query/position.ts';
 import type { RecordCache } from '../../state/internals/thread-cache.ts';
 import type { StateStore } from '../../state/state-store.ts';
@@ -27,7 +27,7 @@ import {
   ProcessorStateManager,
 } from './processor-state-manager.ts';
 import type { RecordDeserializer } from './record-deserializer.ts';
-import type { InputRecord } from './records.ts';
+import type { InputRecord, OutputRecord } from './records.ts';
 import type { DefaultSerdes } from './serde-resolver.ts';
 import {
   attachSourceTimestamps,
@@ -368,6 +368,11 @@ export class StreamTask implements TaskServices, SinkTarget {
 
   get commitRequested(): boolean {
     return this.point.wantsCommit;
+  }
+
+  /** A record of a failed send (see TaskExceptionHandling.sendFailed). */
+  sendFailed(error: RecordSendError, record: OutputRecord, askHandler: boolean): Promise<void> {
+    return this.errors.sendFailed(error, record, askHandler);
   }
 
   /** Records dropped since the task was created: by an exception handler, or by an operator. */
