@@ -15,10 +15,7 @@ import {
   type TaskSpec,
   tasksFor,
 } from '../../processor/internals/assignment/sticky-task-assignor.ts';
-import {
-  endOffsetSums,
-  type TaskChangelogs,
-} from '../../processor/internals/assignment/task-lags.ts';
+import { endOffsetSums, type TaskChangelogs } from '../../processor/internals/assignment/task-lags.ts';
 import type { TopicPartitionOffset } from '../admin.ts';
 import { encodeAssignmentInfo } from '../assignment-info.ts';
 import {

@@ -84,8 +84,7 @@ function expectNoPartitionTwice(plan: HighAvailabilityGroupPlan): void {
 }
 
 describe('planHighAvailabilityGroup', () => {
-  const sixMembers = () =>
-    ['p1', 'p2', 'p3'].flatMap((p) => [member(`${p}-a`, p), member(`${p}-b`, p)]);
+  const sixMembers = () => ['p1', 'p2', 'p3'].flatMap((p) => [member(`${p}-a`, p), member(`${p}-b`, p)]);
 
   it.each([1, 2])('places %i standbys per stateful task, never on its active’s instance', (replicas) => {
     const first = planHighAvailabilityGroup({
@@ -97,7 +96,8 @@ describe('planHighAvailabilityGroup', () => {
     });
     expectNoSharedInstance(first);
     const standbys = [...first.members.values()].flatMap((m) => m.standby);
-    for (let p = 0; p < PARTITIONS; p++) expect(standbys.filter((t) => t === `0_${p}`)).toHaveLength(replicas);
+    for (let p = 0; p < PARTITIONS; p++)
+      expect(standbys.filter((t) => t === `0_${p}`)).toHaveLength(replicas);
     expect(standbys.filter((t) => t.startsWith('1_'))).toEqual([]);
     // A fresh group: nothing was owned, so every active runs at once.
     expect(first.followUp).toBe(false);
@@ -296,32 +296,79 @@ describe('highAvailabilityAssignor', () => {
 });
 
 describe('without standbys and lags, against the sticky assignment', () => {
-  it('gives the same balance and keeps what each member ran', () => {
-    const group = ['m1', 'm2', 'm3'];
-    const sticky = assignStreamsGroup(
-      subtopologies,
-      count,
-      group.map((memberId) => ({ memberId, ownedPartitions: [], generationId: -1 })),
-    );
-    const ha = planHighAvailabilityGroup({
-      subtopologies,
-      partitionCount: count,
-      members: group.map((id) => member(id, undefined)),
-      endOffsetSums: ends(0),
-      config: config(0),
-    });
-    const sizes = (lists: string[][]) => lists.map((l) => l.length).sort();
-    expect(sizes([...ha.members.values()].map((m) => m.active))).toEqual(
-      sizes([...sticky.members.values()].map((m) => m.targetTasks)),
-    );
-    // Once running, the next rebalance keeps every task where it is, as the sticky assignor does.
-    const again = planHighAvailabilityGroup({
-      subtopologies,
-      partitionCount: count,
-      members: applied(ha, 1, 0),
-      endOffsetSums: ends(0),
-      config: config(0),
-    });
-    for (const [id, m] of ha.members) expect(again.members.get(id)!.active).toEqual(m.active);
+  // Stateful + stateless, two stateful, two stateless sub-topologies.
+  const topologies = [
+    subtopologies,
+    [subtopologies[0]!, { id: 1, sourceTopics: ['other'], changelogTopics: ['app-other-changelog'] }],
+    [{ ...subtopologies[0]!, changelogTopics: [] }, subtopologies[1]!],
+  ];
+  const scenarios = topologies.flatMap((topology) =>
+    [4, 6].flatMap((partitions) =>
+      [
+        [1, 2],
+        [2, 3],
+        [3, 2],
+        [3, 4],
+        [4, 3],
+        [2, 2],
+      ].map(([from, to]) => ({ topology, partitions, from: from!, to: to! })),
+    ),
+  );
+
+  it('moves as few tasks as the sticky assignor and balances as well, in 36 scale-outs and -ins', () => {
+    let identical = 0;
+    for (const { topology, partitions, from, to } of scenarios) {
+      const width = () => partitions;
+      const ids = (n: number) => Array.from({ length: n }, (_, i) => `m${i}`);
+      const before = assignStreamsGroup(
+        topology,
+        width,
+        ids(from).map((memberId) => ({ memberId, ownedPartitions: [], generationId: -1 })),
+      ).members;
+      const owner = new Map<string, string>();
+      for (const [id, m] of before) for (const t of m.targetTasks) owner.set(t, id);
+      const claims = ids(to).map((memberId) => ({
+        memberId,
+        ownedPartitions: before.get(memberId)?.partitions ?? [],
+        generationId: 1,
+      }));
+      const sticky = new Map(
+        [...assignStreamsGroup(topology, width, claims).members].map(([id, m]) => [id, m.targetTasks]),
+      );
+      const running = (id: string) =>
+        Object.fromEntries((before.get(id)?.targetTasks ?? []).map((t) => [t, LATEST_OFFSET]));
+      const endSums = new Map(
+        topology.flatMap((s) =>
+          s.changelogTopics.length === 0
+            ? []
+            : Array.from({ length: partitions }, (_, p) => [`${s.id}_${p}`, 0] as const),
+        ),
+      );
+      const ha = new Map(
+        [
+          ...planHighAvailabilityGroup({
+            subtopologies: topology,
+            partitionCount: width,
+            members: claims.map((c) => ({ ...member(c.memberId, undefined, running(c.memberId)), ...c })),
+            endOffsetSums: endSums,
+            config: config(0),
+          }).members,
+        ].map(([id, m]) => [id, m.targetActive]),
+      );
+      const moves = (plan: Map<string, string[]>) =>
+        [...plan].reduce((n, [id, tasks]) => n + tasks.filter((t) => owner.get(t) !== id).length, 0);
+      const spread = (plan: Map<string, string[]>) => {
+        const sizes = [...plan.values()].map((t) => t.length);
+        return Math.max(...sizes) - Math.min(...sizes);
+      };
+      const where = `${from} -> ${to} members, ${partitions} partitions`;
+      expect(moves(ha), where).toBe(moves(sticky));
+      expect(spread(ha), where).toBe(spread(sticky));
+      const sorted = (plan: Map<string, string[]>) => [...plan].map(([id, t]) => [id, [...t].sort()]);
+      if (JSON.stringify(sorted(ha)) === JSON.stringify(sorted(sticky))) identical++;
+    }
+    // Which task moves may differ (the high-availability balance picks by lag, then sub-topology);
+    // a stable group (2 -> 2) and most stateless cases come out identical.
+    expect(identical).toBeGreaterThanOrEqual(6);
   });
 });
