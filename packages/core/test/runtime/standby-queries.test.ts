@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type GroupMemberDescription, StreamsAdmin } from '../../src/kafka/admin.ts';
 import { encodeAssignmentInfo } from '../../src/kafka/assignment-info.ts';
 import { encodeSubscriptionInfo } from '../../src/kafka/subscription-info.ts';
+import { StreamsMetricsRecorder } from '../../src/metrics/streams-metrics-recorder.ts';
 import { Topology } from '../../src/processor/topology.ts';
 import {
   KeyQueryResolver,
@@ -17,6 +18,7 @@ import {
   readOnlyStore,
 } from '../../src/runtime/interactive-queries.ts';
 import { taskHosts } from '../../src/runtime/key-hosts.ts';
+import { localThreadMetadata, standbyTaskMetadata } from '../../src/runtime/local-metadata.ts';
 import { StandbyTask } from '../../src/runtime/standby-task.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { Stores } from '../../src/state/index.ts';
@@ -162,5 +164,58 @@ describe('queries against a standby', () => {
       host: 'a:1',
       standbyHosts: ['b:1', 'here:1'],
     });
+  });
+});
+
+describe('standby task metadata', () => {
+  it('shows each changelog partition’s position and lag against the fetched high watermark', () => {
+    const recorder = new StreamsMetricsRecorder('info');
+    recorder.fetched('app-counts-changelog', 1, 1_500);
+    const standby = {
+      id: '0_1',
+      changelogOffsets: () => [
+        { topic: 'app-counts-changelog', partition: 1, offset: 1_200 },
+        { topic: 'app-totals-changelog', partition: 1, offset: 7 },
+      ],
+    };
+    const meta = localThreadMetadata({
+      threadName: 't',
+      state: 'RUNNING',
+      thread: undefined,
+      recorder,
+      standbys: [standby],
+    });
+    expect(meta.activeTasks).toEqual([]);
+    expect(meta.standbyTasks).toEqual([
+      {
+        taskId: '0_1',
+        state: 'RUNNING',
+        topicPartitions: [
+          {
+            topic: 'app-counts-changelog',
+            partition: 1,
+            position: 1_200,
+            committedOffset: null,
+            endOffset: 1_500,
+            lag: 300,
+          },
+          {
+            topic: 'app-totals-changelog',
+            partition: 1,
+            position: 7,
+            committedOffset: null,
+            endOffset: null,
+            lag: null,
+          },
+        ],
+        processRate: 0,
+        processTotal: 0,
+        rollbacksTotal: 0,
+        droppedRecordsTotal: 0,
+        lastCommitMs: null,
+        restores: [],
+      },
+    ]);
+    expect(standbyTaskMetadata(standby, recorder).topicPartitions[0]!.lag).toBe(300);
   });
 });
