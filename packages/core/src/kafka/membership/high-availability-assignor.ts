@@ -16,6 +16,7 @@ import {
   tasksFor,
 } from '../../processor/internals/assignment/sticky-task-assignor.ts';
 import { endOffsetSums, type TaskChangelogs } from '../../processor/internals/assignment/task-lags.ts';
+import type { SubtopologyInfo } from '../../processor/internals/internal-topology-builder.ts';
 import type { TopicPartitionOffset } from '../admin.ts';
 import { encodeAssignmentInfo } from '../assignment-info.ts';
 import {
@@ -80,6 +81,17 @@ export interface HighAvailabilityGroupPlan {
   followUp: boolean;
   /** Warm-ups exist (or lags were unknown): rebalance again after probingRebalanceIntervalMs. */
   probingRebalanceNeeded: boolean;
+}
+
+/** The topology's sub-topologies (Topology.subtopologies) as the assignor needs them. */
+export function withChangelogTopics(
+  subtopologies: ReadonlyArray<Pick<SubtopologyInfo, 'id' | 'sourceTopics' | 'stores'>>,
+): HighAvailabilitySubtopology[] {
+  return subtopologies.map((s) => ({
+    id: s.id,
+    sourceTopics: s.sourceTopics,
+    changelogTopics: s.stores.flatMap((st) => (st.changelogTopic === null ? [] : [st.changelogTopic])),
+  }));
 }
 
 /** Each task with its changelog partitions: partition p of each changelog topic of its sub-topology. */

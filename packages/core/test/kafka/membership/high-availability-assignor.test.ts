@@ -7,8 +7,10 @@ import {
   type HighAvailabilityMember,
   highAvailabilityAssignor,
   planHighAvailabilityGroup,
+  withChangelogTopics,
 } from '../../../src/kafka/membership/high-availability-assignor.ts';
 import { assignStreamsGroup } from '../../../src/kafka/membership/task-assignment.ts';
+import { StreamsBuilder } from '../../../src/kstream/streams-builder.ts';
 import {
   decodeSubscriptionInfo,
   encodeSubscriptionInfo,
@@ -194,6 +196,18 @@ describe('planHighAvailabilityGroup', () => {
     expect(plan.members.get('p1-a')!.standby).toHaveLength(2);
     expect(plan.followUp).toBe(false);
     expect(plan.probingRebalanceNeeded).toBe(true);
+  });
+});
+
+describe('withChangelogTopics', () => {
+  it('lists the logged stores’ changelogs of each sub-topology of a real topology', () => {
+    const builder = new StreamsBuilder();
+    builder.stream('words').groupByKey().count({ storeName: 'counts' });
+    builder.stream('other').to('other-out');
+    expect(withChangelogTopics(builder.build().subtopologies('app'))).toEqual([
+      { id: 0, sourceTopics: ['words'], changelogTopics: ['app-counts-changelog'] },
+      { id: 1, sourceTopics: ['other'], changelogTopics: [] },
+    ]);
   });
 });
 
