@@ -10,12 +10,12 @@ import {
   withChangelogTopics,
 } from '../../../src/kafka/membership/high-availability-assignor.ts';
 import { assignStreamsGroup } from '../../../src/kafka/membership/task-assignment.ts';
-import { StreamsBuilder } from '../../../src/kstream/streams-builder.ts';
 import {
   decodeSubscriptionInfo,
   encodeSubscriptionInfo,
   LATEST_OFFSET,
 } from '../../../src/kafka/subscription-info.ts';
+import { StreamsBuilder } from '../../../src/kstream/streams-builder.ts';
 
 // Sub-topology 0 is stateful (a store logged to app-counts-changelog), 1 is stateless.
 const subtopologies = [
