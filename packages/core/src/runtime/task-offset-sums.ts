@@ -7,7 +7,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readCheckpoint } from '@kstreams/state-store';
-import { LATEST_OFFSET, taskOffsetSum } from '../kafka/subscription-info.ts';
+import { encodeSubscriptionInfo, LATEST_OFFSET, taskOffsetSum } from '../kafka/subscription-info.ts';
 import { parseTaskId } from '../processor/internals/assignment/sticky-task-assignor.ts';
 import type { SubtopologyInfo } from '../processor/internals/internal-topology-builder.ts';
 import { CHECKPOINT_FILE_NAME, taskDirectory } from './state-directory.ts';
@@ -33,21 +33,43 @@ export interface TaskOffsetSumsInput {
  * A task of a sub-topology without logged stores reports nothing on disk: it has no state to keep.
  */
 export async function taskOffsetSums(input: TaskOffsetSumsInput): Promise<Map<string, number>> {
+  return mergeOffsetSums(
+    input.runningActives,
+    input.standbys,
+    await checkpointedOffsetSums(input.config, input.subtopologies),
+  );
+}
+
+/** The live tasks' sums over those read from disk: a task this instance runs reports its live state. */
+export function mergeOffsetSums(
+  runningActives: Iterable<string>,
+  standbys: Iterable<{ id: string; offsetSum(): number }>,
+  onDisk: ReadonlyMap<string, number>,
+): Map<string, number> {
   const sums = new Map<string, number>();
-  for (const id of input.runningActives) sums.set(id, LATEST_OFFSET);
-  for (const s of input.standbys) if (!sums.has(s.id)) sums.set(s.id, s.offsetSum());
+  for (const id of runningActives) sums.set(id, LATEST_OFFSET);
+  for (const s of standbys) if (!sums.has(s.id)) sums.set(s.id, s.offsetSum());
+  for (const [id, sum] of onDisk) if (!sums.has(id)) sums.set(id, sum);
+  return sums;
+}
+
+/** The checkpointed offset sum of every stateful task folder on disk. */
+export async function checkpointedOffsetSums(
+  config: { stateDir: string; applicationId: string },
+  subtopologies: readonly Pick<SubtopologyInfo, 'id' | 'stores'>[],
+): Promise<Map<string, number>> {
+  const sums = new Map<string, number>();
   const changelogs = new Map(
-    input.subtopologies.map((s) => [
+    subtopologies.map((s) => [
       s.id,
       new Set(s.stores.flatMap((st) => (st.changelogTopic === null ? [] : [st.changelogTopic]))),
     ]),
   );
-  for (const task of await taskDirectoriesOnDisk(input.config)) {
-    if (sums.has(task)) continue;
+  for (const task of await taskDirectoriesOnDisk(config)) {
     const [subtopology, partition] = parseTaskId(task);
     const topics = changelogs.get(subtopology);
     if (topics === undefined || topics.size === 0) continue;
-    const dir = taskDirectory(input.config, task);
+    const dir = taskDirectory(config, task);
     // readCheckpoint reads a missing file as [] too; a missing file is simply no position.
     const entries = (await readCheckpoint(join(dir, CHECKPOINT_FILE_NAME))).filter(
       (e) => topics.has(e.topic) && e.partition === partition,
@@ -55,6 +77,42 @@ export async function taskOffsetSums(input: TaskOffsetSumsInput): Promise<Map<st
     if (entries.length > 0) sums.set(task, taskOffsetSum(entries));
   }
   return sums;
+}
+
+/**
+ * The member's subscription userData (GroupMemberOptions.userData, which is synchronous): the live
+ * tasks at the moment of the join, the tasks on disk as the last `refresh()` read them. The stream
+ * thread refreshes before it starts and after each rebalance's closes (closing writes checkpoints).
+ */
+export class SubscriptionUserData {
+  private onDisk: ReadonlyMap<string, number> = new Map();
+
+  constructor(
+    private readonly source: {
+      config: { stateDir: string; applicationId: string };
+      subtopologies: readonly Pick<SubtopologyInfo, 'id' | 'stores'>[];
+      /** Kafka Streams' processId: one per instance, shared by its members. */
+      processId: string;
+      applicationServer?: string | undefined;
+      runningActives: () => Iterable<string>;
+      standbys: () => Iterable<{ id: string; offsetSum(): number }>;
+    },
+  ) {}
+
+  async refresh(): Promise<void> {
+    this.onDisk = await checkpointedOffsetSums(this.source.config, this.source.subtopologies);
+  }
+
+  encode(): Buffer {
+    const actives = [...this.source.runningActives()];
+    return encodeSubscriptionInfo({
+      // Version 1's field: a v1 leader still keeps these tasks here.
+      ownedTasks: actives,
+      applicationServer: this.source.applicationServer,
+      processId: this.source.processId,
+      taskOffsetSums: mergeOffsetSums(actives, this.source.standbys(), this.onDisk),
+    });
+  }
 }
 
 /** The task folders under `<stateDir>/<applicationId>`; none when the folder does not exist yet. */

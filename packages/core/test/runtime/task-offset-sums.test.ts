@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { writeCheckpoint } from '@kstreams/state-store';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LATEST_OFFSET } from '../../src/kafka/subscription-info.ts';
+import { decodeSubscriptionInfo, LATEST_OFFSET } from '../../src/kafka/subscription-info.ts';
 import { Topology } from '../../src/processor/topology.ts';
 import { StandbyTask } from '../../src/runtime/standby-task.ts';
 import { CHECKPOINT_FILE_NAME, taskDirectory } from '../../src/runtime/state-directory.ts';
-import { taskDirectoriesOnDisk, taskOffsetSums } from '../../src/runtime/task-offset-sums.ts';
+import {
+  SubscriptionUserData,
+  taskDirectoriesOnDisk,
+  taskOffsetSums,
+} from '../../src/runtime/task-offset-sums.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { Stores } from '../../src/state/index.ts';
 
@@ -117,5 +121,32 @@ describe('taskOffsetSums', () => {
       standbys: [],
     });
     expect(sums).toEqual(new Map([['0_1', 42]]));
+  });
+
+  it('encodes the subscription synchronously: live tasks now, tasks on disk as last refreshed', async () => {
+    await checkpoint('0_1', [['app-counts-changelog', 1, 300]]);
+    let actives = ['0_0'];
+    const userData = new SubscriptionUserData({
+      config: config(),
+      subtopologies: subtopologies(),
+      processId: 'process-1',
+      applicationServer: 'here:8080',
+      runningActives: () => actives,
+      standbys: () => [{ id: '0_2', offsetSum: () => 5 }],
+    });
+    const decoded = () => decodeSubscriptionInfo(userData.encode());
+    expect(Object.fromEntries(decoded().taskOffsetSums)).toEqual({ '0_0': LATEST_OFFSET, '0_2': 5 });
+    await userData.refresh();
+    const info = decoded();
+    expect(info).toMatchObject({
+      version: 2,
+      processId: 'process-1',
+      applicationServer: 'here:8080',
+      ownedTasks: ['0_0'],
+    });
+    expect(Object.fromEntries(info.taskOffsetSums)).toEqual({ '0_0': LATEST_OFFSET, '0_1': 300, '0_2': 5 });
+    // 0_1 runs here now: its live state wins over the checkpoint read before.
+    actives = ['0_0', '0_1'];
+    expect(decoded().taskOffsetSums.get('0_1')).toBe(LATEST_OFFSET);
   });
 });
