@@ -153,6 +153,15 @@ export function planHighAvailabilityGroup(input: HighAvailabilityGroupInput): Hi
     owned,
     new Map([...split].map(([id, t]) => [id, fromKeys(t.active.flatMap(partitionsOf))])),
   );
+  const ownerOf = new Map<PartitionKey, string>();
+  for (const [memberId, keys] of owned) for (const key of keys) ownerOf.set(key, memberId);
+  // Standing by for a pending task needs its folder, which another member of the same instance
+  // still has open while it runs the task: only a task coming from another instance waits so.
+  const fromElsewhere = (memberId: string, task: string) =>
+    partitionsOf(task).every((k) => {
+      const owner = ownerOf.get(k);
+      return owner === undefined || processOf.get(owner) !== processOf.get(memberId);
+    });
   const plan = new Map<string, MemberPlan>();
   let followUp = false;
   for (const [memberId, t] of split) {
@@ -167,7 +176,10 @@ export function planHighAvailabilityGroup(input: HighAvailabilityGroupInput): Hi
       processId: processOf.get(memberId)!,
       targetActive: [...t.active].sort(compareTaskIds),
       active: active.sort(compareTaskIds),
-      standby: [...t.standby, ...pending.filter((task) => stateful.has(task))].sort(compareTaskIds),
+      standby: [
+        ...t.standby,
+        ...pending.filter((task) => stateful.has(task) && fromElsewhere(memberId, task)),
+      ].sort(compareTaskIds),
       partitions: fromKeys(active.flatMap(partitionsOf)),
     });
   }

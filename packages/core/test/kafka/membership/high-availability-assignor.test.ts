@@ -154,6 +154,24 @@ describe('planHighAvailabilityGroup', () => {
     expectNoPartitionTwice(second);
   });
 
+  it('does not stand by for a task moving between two members of one instance (one task folder)', () => {
+    // p1 had one member running all four tasks; a second thread (member) of p1 joins.
+    const all = [{ topic: 'words', partitions: [0, 1, 2, 3] }];
+    const running = { '0_0': -2, '0_1': -2, '0_2': -2, '0_3': -2 };
+    const plan = planHighAvailabilityGroup({
+      subtopologies: [subtopologies[0]!],
+      partitionCount: count,
+      members: [member('p1-a', 'p1', running, all), member('p1-b', 'p1')],
+      endOffsetSums: ends(0),
+      config: config(0),
+    });
+    const newcomer = plan.members.get('p1-b')!;
+    expect(newcomer.targetActive).toHaveLength(2);
+    expect(newcomer.active).toEqual([]);
+    expect(newcomer.standby).toEqual([]);
+    expect(plan.followUp).toBe(true);
+  });
+
   it('is stable when nothing changes', () => {
     let plan = planHighAvailabilityGroup({
       subtopologies,
