@@ -45,7 +45,13 @@ function fakeApp(
     async queryMetadataForKey<K>(_store: string, key: K): Promise<KeyQueryMetadata> {
       const partition = partitionOf(key as string);
       const local = localPartitions.includes(partition);
-      return { partition, taskId: `1_${partition}`, local, host: local ? self : owners[partition] };
+      return {
+        partition,
+        taskId: `1_${partition}`,
+        local,
+        host: local ? self : owners[partition],
+        standbyHosts: [],
+      };
     },
   } as QueryableStreams;
 }

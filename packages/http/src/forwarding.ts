@@ -1,6 +1,8 @@
 // Where a key's query is answered: by this instance when it runs the task that owns the key, else
 // forwarded once to the instance that does (its applicationServer, from the group). A request that
-// was forwarded already and lands on a non-owner is a 503: the assignment moved in between.
+// was forwarded already and lands on a non-owner is a 503: the assignment moved in between. With
+// `allowStale`, an instance holding a standby of the task answers itself, flagged stale, when the
+// active cannot answer (down, or none assigned): Kafka Streams' enableStaleStores.
 import type { KafkaStreams, KeyQueryMetadata, Serde } from '@kstreams/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -46,22 +48,33 @@ export interface KeyLookup<K> {
   store: string;
   key: K;
   keySerde: Serde<K>;
+  /**
+   * When the active cannot answer and this instance has a standby of the task, answer from the
+   * standby (the result has `stale: true`; read the store with `{ enableStaleStores: true }`).
+   */
+  allowStale?: boolean;
 }
 
+/** Where the caller answers: the task's active here, or (`stale`) a standby of it here. */
+export type AnswerHere = KeyQueryMetadata & { stale?: true };
+
 /**
- * The key's metadata when this instance owns it (the caller then answers from its stores);
- * otherwise undefined, after the owner's answer to the same URL, or a 503, has been sent.
+ * The key's metadata when this instance owns it (the caller then answers from its stores), or
+ * with `stale` when it answers from its standby (`allowStale`); otherwise undefined, after the
+ * owner's answer to the same URL, or a 503, has been sent.
  */
 export async function ownedHere<K>(
   app: KafkaStreams,
   req: FastifyRequest,
   reply: FastifyReply,
   lookup: KeyLookup<K>,
-): Promise<KeyQueryMetadata | undefined> {
+): Promise<AnswerHere | undefined> {
   const meta = await app.queryMetadataForKey(lookup.store, lookup.key, lookup.keySerde);
   if (meta.local) return meta;
   const here = app.config.applicationServer;
+  const standbyHere = lookup.allowStale === true && here !== undefined && meta.standbyHosts.includes(here);
   if (req.headers[FORWARDED_HEADER] !== undefined || !meta.host || meta.host === here) {
+    if (standbyHere) return { ...meta, stale: true };
     problem(
       reply.header('retry-after', '1'),
       503,
@@ -77,6 +90,7 @@ export async function ownedHere<K>(
     });
     reply.code(res.status).send(await res.json());
   } catch (error) {
+    if (standbyHere) return { ...meta, stale: true };
     problem(
       reply,
       502,

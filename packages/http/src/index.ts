@@ -4,7 +4,14 @@
  *
  * @module @kstreams/http
  */
-export { FORWARDED_HEADER, type KeyLookup, ownedHere, runningApp, toJson } from './forwarding.ts';
+export {
+  type AnswerHere,
+  FORWARDED_HEADER,
+  type KeyLookup,
+  ownedHere,
+  runningApp,
+  toJson,
+} from './forwarding.ts';
 export { liveness, readiness } from './health.ts';
 export {
   type KStreamsPluginOptions,

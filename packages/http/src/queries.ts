@@ -9,6 +9,7 @@ import {
   type ReadOnlyWindowStore,
   type Serde,
   Serdes,
+  type StoreQueryParameters,
 } from '@kstreams/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ownedHere, problem, runningApp, toJson } from './forwarding.ts';
@@ -101,26 +102,33 @@ export function registerStoreQueries(
   async function keyQuery<S>(
     req: FastifyRequest<KeyParams>,
     reply: FastifyReply,
-    get: (app: KafkaStreams, name: string) => S,
+    get: (app: KafkaStreams, name: string, parameters?: StoreQueryParameters) => S,
   ) {
     const app = runningApp(current, reply);
     if (!app) return undefined;
     const { store: name, key: raw } = req.params;
-    const store = storeOf(app, name, reply, get);
-    if (!store) return undefined;
+    const active = storeOf(app, name, reply, get);
+    if (!active) return undefined;
     const options = stores[name] ?? {};
     const key = options.parseKey ? options.parseKey(raw) : raw;
     const meta = await ownedHere(app, req, reply, {
       store: name,
       key,
       keySerde: options.keySerde ?? Serdes.String(),
+      allowStale: true,
     });
     if (!meta) return undefined;
-    return { store, key, raw, name, where: { partition: meta.partition, host: meta.host ?? null } };
+    // The active is down: this instance's standby answers, and says so.
+    const store = meta.stale ? get(app, name, { enableStaleStores: true }) : active;
+    const where = { partition: meta.partition, host: meta.host ?? null };
+    const stale = meta.stale ? { stale: true, answeredBy: app.config.applicationServer ?? null } : {};
+    return { store, key, raw, name, where: { ...where, ...stale } };
   }
 
   fastify.get<KeyParams>('/stores/:store/keys/:key', async (req, reply) => {
-    const q = await keyQuery(req, reply, (app, name) => app.store(name));
+    const q = await keyQuery(req, reply, (app, name, p) =>
+      app.store(name, QueryableStoreTypes.keyValueStore(), p),
+    );
     if (!q) return reply;
     const value = q.store.get(q.key);
     if (value === undefined)
@@ -136,7 +144,9 @@ export function registerStoreQueries(
   fastify.get<KeyParams>('/stores/:store/windows/:key', async (req, reply) => {
     const range = parseRange(req.query);
     if (typeof range === 'string') return problem(reply, 400, 'bad_request', range);
-    const q = await keyQuery(req, reply, (app, name) => app.store(name, QueryableStoreTypes.windowStore()));
+    const q = await keyQuery(req, reply, (app, name, p) =>
+      app.store(name, QueryableStoreTypes.windowStore(), p),
+    );
     if (!q) return reply;
     const windows = await windowsOf(q.store, q.key, range.from, range.to);
     return { store: q.name, key: q.raw, ...range, windows, ...q.where };
@@ -145,7 +155,9 @@ export function registerStoreQueries(
   fastify.get<KeyParams>('/stores/:store/sessions/:key', async (req, reply) => {
     const range = parseRange(req.query);
     if (typeof range === 'string') return problem(reply, 400, 'bad_request', range);
-    const q = await keyQuery(req, reply, (app, name) => app.store(name, QueryableStoreTypes.sessionStore()));
+    const q = await keyQuery(req, reply, (app, name, p) =>
+      app.store(name, QueryableStoreTypes.sessionStore(), p),
+    );
     if (!q) return reply;
     const sessions = await sessionsOf(q.store, q.key, range.from, range.to);
     return { store: q.name, key: q.raw, ...range, sessions, ...q.where };

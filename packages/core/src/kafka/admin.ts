@@ -3,6 +3,7 @@
 // First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
 import './kafkajs-patches.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
+import { decodeAssignmentInfo } from './assignment-info.ts';
 import { decodeUserData } from './assignor.ts';
 import { hasErrorType, retryWhileErrorType } from './error-kinds.ts';
 import { type NewTopicsWait, partitionCountsOfNewTopics } from './new-topics.ts';
@@ -19,6 +20,16 @@ export interface StableOffsetsOptions {
    * ones, and this is told which partitions were still unstable. Without it, the error is thrown.
    */
   onStillUnstable?: (partitions: Array<{ topic: string; partition: number }>) => void;
+}
+
+/** A live member of the app's group as describeGroups shows it (for interactive queries). */
+export interface GroupMemberDescription {
+  memberId: string;
+  applicationServer?: string;
+  /** Its input partitions by topic. */
+  assignment: Record<string, number[]>;
+  /** Its standby tasks (assignment info v2); absent or empty before standbys. */
+  standbyTasks?: string[];
 }
 
 export interface TopicPartitionOffset {
@@ -204,9 +215,7 @@ export class StreamsAdmin {
   }
 
   /** Each live member's application server and the partitions it was assigned. */
-  async groupMembers(
-    groupId: string,
-  ): Promise<Array<{ memberId: string; applicationServer?: string; assignment: Record<string, number[]> }>> {
+  async groupMembers(groupId: string): Promise<GroupMemberDescription[]> {
     const { groups } = await this.admin.describeGroups([groupId]);
     const group = groups[0];
     if (!group) return [];
@@ -219,8 +228,18 @@ export class StreamsAdmin {
         memberId: m.memberId,
         applicationServer: decodeUserData(meta?.userData).applicationServer,
         assignment: assignment?.assignment ?? {},
+        standbyTasks: standbyTasksOf(assignment?.userData),
       };
     });
+  }
+}
+
+/** A member's standby tasks from its assignment info v2; none from another assignor's userData. */
+function standbyTasksOf(userData: Buffer | null | undefined): string[] {
+  try {
+    return decodeAssignmentInfo(userData).standbyTasks;
+  } catch {
+    return [];
   }
 }
 

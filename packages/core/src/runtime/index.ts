@@ -5,6 +5,7 @@ export {
   type QueryableStoreType,
   QueryableStoreTypes,
   type ReadOnlyKeyValueStore,
+  type StoreQueryParameters,
 } from './interactive-queries.ts';
 export {
   KafkaStreams,

@@ -1,6 +1,7 @@
 // Interactive queries: read the committed contents of a store across this instance's tasks, and
 // find which instance owns a key.
 import {
+  type KeyValueBytesStore,
   type SessionStore,
   type StoreSerde,
   TransactionalBuffer,
@@ -8,13 +9,14 @@ import {
 } from '@kstreams/state-store';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { StreamsError } from '../errors.ts';
-import type { StreamsAdmin } from '../kafka/admin.ts';
+import type { GroupMemberDescription, StreamsAdmin } from '../kafka/admin.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { type ReadOnlySessionStore, readOnlySessionStore } from '../state/session-store.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { StoreBuilder, StoreType } from '../state/store-builder.ts';
 import type { ReadOnlyWindowStore, WindowStoreEntry } from '../state/window-store.ts';
+import { taskHosts } from './key-hosts.ts';
 import { type KeyRouting, partitionOfKey } from './key-partition.ts';
 import type { TaskRuntime } from './task-runtime.ts';
 
@@ -32,8 +34,31 @@ export interface KeyQueryMetadata {
   taskId: string;
   /** `host:port` of the instance that runs the task (its `applicationServer`), if known. */
   host?: string;
+  /**
+   * `host:port` of the instances with a standby of the task (Kafka Streams' standbyHosts): they
+   * answer a query with `enableStaleStores`, possibly behind the active.
+   */
+  standbyHosts: string[];
   /** This instance runs the task. */
   local: boolean;
+}
+
+/** Kafka Streams' StoreQueryParameters, for `KafkaStreams.store`. */
+export interface StoreQueryParameters {
+  /**
+   * Kafka Streams' enableStaleStores(): also answer from this instance's standby copies of the
+   * store, which follow the active's changelog and may lag behind it (read_committed: never
+   * uncommitted data). Without it only the tasks this instance runs as active answer.
+   */
+  enableStaleStores?: boolean;
+}
+
+/** A standby task as interactive queries see it (runtime/standby-task.ts). */
+export interface QueryableStandby {
+  readonly id: string;
+  readonly state: 'created' | 'running' | 'closed';
+  readonly storeNames: readonly string[];
+  storeFor(storeName: string): KeyValueBytesStore;
 }
 
 export interface QueryDeps {
@@ -41,6 +66,8 @@ export interface QueryDeps {
   topology: Topology;
   admin: StreamsAdmin;
   tasks(): TaskRuntime[];
+  /** The standby tasks of this instance (none until the stream thread runs standbys). */
+  standbyTasks?(): QueryableStandby[];
   /** A global store (GlobalKTable), held whole by this instance. */
   globalStore?(storeName: string): StateStore | undefined;
 }
@@ -100,7 +127,12 @@ const QUERY_TYPE_OF: Record<Exclude<StoreType, 'versioned'>, string> = {
  * bytes store reads exactly what was committed; the builder makes the same view processors get
  * (plain values, also of a timestamped store).
  */
-function taskViews<S>(deps: QueryDeps, storeName: string, kind: QueryableStoreType<S>['kind']): () => S[] {
+function taskViews<S>(
+  deps: QueryDeps,
+  storeName: string,
+  kind: QueryableStoreType<S>['kind'],
+  parameters: StoreQueryParameters = {},
+): () => S[] {
   const { builder, keySerde, valueSerde } = storeSerdes(deps, storeName);
   if (builder.type === 'versioned') {
     // Kafka Streams too answers versioned stores through IQv2's VersionedKeyQuery only.
@@ -121,26 +153,35 @@ function taskViews<S>(deps: QueryDeps, storeName: string, kind: QueryableStoreTy
       return store === undefined ? [] : [store as unknown as S];
     };
   }
-  return () =>
-    deps
+  const view = (bytes: KeyValueBytesStore) =>
+    builder.build(
+      new TransactionalBuffer(bytes),
+      keySerde as StoreSerde<unknown>,
+      valueSerde as StoreSerde<unknown>,
+    ) as unknown as S;
+  return () => {
+    const actives = deps
       .tasks()
       .filter((t) => t.task.storeNames.includes(storeName))
-      .map(
-        (t) =>
-          builder.build(
-            new TransactionalBuffer(t.task.storeFor(storeName)),
-            keySerde as StoreSerde<unknown>,
-            valueSerde as StoreSerde<unknown>,
-          ) as unknown as S,
-      );
+      .map((t) => view(t.task.storeFor(storeName)));
+    if (parameters.enableStaleStores !== true) return actives;
+    const standbys = (deps.standbyTasks?.() ?? [])
+      .filter((t) => t.state === 'running' && t.storeNames.includes(storeName))
+      .map((t) => view(t.storeFor(storeName)));
+    return [...actives, ...standbys];
+  };
 }
 
 async function* concat<S, T>(views: S[], pick: (s: S) => AsyncIterableIterator<T>): AsyncIterableIterator<T> {
   for (const v of views) yield* pick(v);
 }
 
-export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyKeyValueStore<K, V> {
-  const views = taskViews<TypedKeyValueStore<K, V>>(deps, storeName, 'key-value');
+export function readOnlyStore<K, V>(
+  deps: QueryDeps,
+  storeName: string,
+  parameters?: StoreQueryParameters,
+): ReadOnlyKeyValueStore<K, V> {
+  const views = taskViews<TypedKeyValueStore<K, V>>(deps, storeName, 'key-value', parameters);
   return {
     get(key: K) {
       for (const v of views()) {
@@ -160,8 +201,12 @@ export function readOnlyStore<K, V>(deps: QueryDeps, storeName: string): ReadOnl
 }
 
 /** A window store across this instance's tasks: a key's windows live in one task, so order holds per key. */
-export function readOnlyWindowStore<K, V>(deps: QueryDeps, storeName: string): ReadOnlyWindowStore<K, V> {
-  const views = taskViews<ReadOnlyWindowStore<K, V>>(deps, storeName, 'window');
+export function readOnlyWindowStore<K, V>(
+  deps: QueryDeps,
+  storeName: string,
+  parameters?: StoreQueryParameters,
+): ReadOnlyWindowStore<K, V> {
+  const views = taskViews<ReadOnlyWindowStore<K, V>>(deps, storeName, 'window', parameters);
   function fetch(key: K, windowStart: number): V | undefined;
   function fetch(key: K, timeFrom: number, timeTo: number): AsyncIterableIterator<WindowStoreEntry<V>>;
   function fetch(
@@ -192,17 +237,31 @@ export function readOnlyWindowStore<K, V>(deps: QueryDeps, storeName: string): R
 export function readOnlySessionStoreAcrossTasks<K, V>(
   deps: QueryDeps,
   storeName: string,
+  parameters?: StoreQueryParameters,
 ): ReadOnlySessionStore<K, V> {
-  return readOnlySessionStore(storeName, taskViews<SessionStore<K, V>>(deps, storeName, 'session'));
+  return readOnlySessionStore(
+    storeName,
+    taskViews<SessionStore<K, V>>(deps, storeName, 'session', parameters),
+  );
 }
 
 const MEMBERS_TTL_MS = 1_000;
 
 export class KeyQueryResolver {
-  private members?: { at: number; list: Awaited<ReturnType<StreamsAdmin['groupMembers']>> };
+  private members?: { at: number; list: GroupMemberDescription[] };
   private widths = new Map<number, { topic: string; width: number }>();
 
   constructor(private readonly deps: QueryDeps) {}
+
+  private async groupMembers(): Promise<GroupMemberDescription[]> {
+    if (!this.members || Date.now() - this.members.at > MEMBERS_TTL_MS) {
+      this.members = {
+        at: Date.now(),
+        list: await this.deps.admin.groupMembers(this.deps.config.applicationId),
+      };
+    }
+    return this.members.list;
+  }
 
   async metadataForKey<K>(storeName: string, key: K, routing: KeyRouting<K>): Promise<KeyQueryMetadata> {
     const { sub, widest } = await this.subtopologyOf(storeName);
@@ -243,16 +302,17 @@ export class KeyQueryResolver {
   ): Promise<KeyQueryMetadata> {
     const taskId = `${sub.id}_${partition}`;
     const local = this.deps.tasks().some((t) => t.id === taskId);
-    if (local) return { partition, taskId, local, host: this.deps.config.applicationServer };
-    if (!this.members || Date.now() - this.members.at > MEMBERS_TTL_MS) {
-      this.members = {
-        at: Date.now(),
-        list: await this.deps.admin.groupMembers(this.deps.config.applicationId),
-      };
+    const standbyHere = (this.deps.standbyTasks?.() ?? []).some((t) => t.id === taskId);
+    const here = { active: local, standby: standbyHere, host: this.deps.config.applicationServer };
+    let members: GroupMemberDescription[];
+    try {
+      members = await this.groupMembers();
+    } catch (error) {
+      // The local active answers without the group's view; only its standbys' hosts are unknown.
+      if (!local) throw error;
+      members = [];
     }
-    const owner = this.members.list.find((m) =>
-      sub.sourceTopics.some((t) => (m.assignment[t] ?? []).includes(partition)),
-    );
-    return { partition, taskId, local: false, host: owner?.applicationServer };
+    const task = { id: taskId, partition, sourceTopics: sub.sourceTopics };
+    return { partition, taskId, local, ...taskHosts(members, task, here) };
   }
 }

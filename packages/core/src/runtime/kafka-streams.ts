@@ -28,6 +28,7 @@ import {
   readOnlySessionStoreAcrossTasks,
   readOnlyStore,
   readOnlyWindowStore,
+  type StoreQueryParameters,
 } from './interactive-queries.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
@@ -181,12 +182,15 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    * data only. Keys of tasks that run on other instances are not here: see queryMetadataForKey.
    */
   store<K = unknown, V = unknown>(storeName: string): ReadOnlyKeyValueStore<K, V>;
-  /** The same, for the store kind given (Kafka Streams' `store(StoreQueryParameters...)`). */
-  store<S>(storeName: string, type: QueryableStoreType<S>): S;
-  store(storeName: string, type?: QueryableStoreType<unknown>): unknown {
-    if (type?.kind === 'window') return readOnlyWindowStore(this.queries, storeName);
-    if (type?.kind === 'session') return readOnlySessionStoreAcrossTasks(this.queries, storeName);
-    return readOnlyStore(this.queries, storeName);
+  /**
+   * The same, for the store kind given (Kafka Streams' `store(StoreQueryParameters...)`);
+   * `{ enableStaleStores: true }` also reads this instance's standby copies, which may lag.
+   */
+  store<S>(storeName: string, type: QueryableStoreType<S>, parameters?: StoreQueryParameters): S;
+  store(storeName: string, type?: QueryableStoreType<unknown>, parameters?: StoreQueryParameters): unknown {
+    if (type?.kind === 'window') return readOnlyWindowStore(this.queries, storeName, parameters);
+    if (type?.kind === 'session') return readOnlySessionStoreAcrossTasks(this.queries, storeName, parameters);
+    return readOnlyStore(this.queries, storeName, parameters);
   }
 
   /**

@@ -1,5 +1,6 @@
 // Kafka Streams' ThreadMetadata / TaskMetadata for this instance, with what an operator asks of a
 // task besides: its state, lag, last commit, rollbacks and restores in progress.
+import type { TopicPartitionOffset } from '../kafka/admin.ts';
 import type { RestoreProgress, StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import { topicPartitionKey } from '../processor/internals/records.ts';
 import type { StreamThread } from './stream-thread.ts';
@@ -39,8 +40,17 @@ export interface ThreadMetadata {
   /** ms since the epoch of the thread's last commit; null before the first. */
   lastCommitMs: number | null;
   activeTasks: TaskMetadata[];
-  /** Standby tasks are not implemented: always empty. */
+  /**
+   * Standby tasks (issue 37): their `topicPartitions` are the changelog partitions they follow,
+   * `position` the next changelog offset to apply and `lag` how far behind the changelog end.
+   */
   standbyTasks: TaskMetadata[];
+}
+
+/** What the metadata shows of a standby task (runtime/standby-task.ts). */
+export interface StandbyMetadataSource {
+  readonly id: string;
+  changelogOffsets(): TopicPartitionOffset[];
 }
 
 export function localThreadMetadata(src: {
@@ -48,6 +58,8 @@ export function localThreadMetadata(src: {
   state: string;
   thread: StreamThread | undefined;
   recorder: StreamsMetricsRecorder;
+  /** The thread's standby tasks; the changelog reader's fetches feed the recorder's high watermarks. */
+  standbys?: readonly StandbyMetadataSource[];
 }): ThreadMetadata {
   const { thread, recorder } = src;
   const running = new Map((thread?.runningTasks() ?? []).map((rt) => [rt.id, rt]));
@@ -87,6 +99,34 @@ export function localThreadMetadata(src: {
     commitRate: recorder.commit.rate(),
     lastCommitMs: recorder.lastCommitMs === 0 ? null : recorder.lastCommitMs,
     activeTasks,
-    standbyTasks: [],
+    standbyTasks: (src.standbys ?? []).map((s) => standbyTaskMetadata(s, recorder)),
+  };
+}
+
+export function standbyTaskMetadata(
+  standby: StandbyMetadataSource,
+  recorder: StreamsMetricsRecorder,
+): TaskMetadata {
+  return {
+    taskId: standby.id,
+    state: 'RUNNING',
+    topicPartitions: standby.changelogOffsets().map(({ topic, partition, offset }) => {
+      const endOffset = recorder.highWatermark(topic, partition) ?? null;
+      return {
+        topic,
+        partition,
+        position: offset,
+        committedOffset: null,
+        endOffset,
+        lag: endOffset === null ? null : Math.max(0, endOffset - offset),
+      };
+    }),
+    processRate: 0,
+    processTotal: 0,
+    rollbacksTotal: 0,
+    droppedRecordsTotal: 0,
+    // A standby commits nothing (its checkpoints are not commits).
+    lastCommitMs: null,
+    restores: [],
   };
 }

@@ -186,6 +186,11 @@ export class StandbyTask implements Task {
     return taskOffsetSum(this.changelogOffsets());
   }
 
+  /** The task's stores (interactive queries with enableStaleStores look them up by name). */
+  get storeNames(): string[] {
+    return this.stores.storeNames;
+  }
+
   /** The raw bytes store (for interactive queries on a standby, and tests). */
   storeFor(storeName: string): KeyValueBytesStore {
     return this.stores.bytesStore(storeName);

@@ -88,6 +88,9 @@ export class TaskDirectoryLockedError extends StreamsError {
   readonly retriable = true;
 }
 
+/** The checkpoint in a task's folder (the state-store package's format). */
+export const CHECKPOINT_FILE_NAME = '.checkpoint';
+
 /** A task's folder, `<stateDir>/<applicationId>/<taskId>`: its active and its standby share it. */
 export function taskDirectory(config: { stateDir: string; applicationId: string }, taskId: string): string {
   return join(config.stateDir, config.applicationId, taskId);

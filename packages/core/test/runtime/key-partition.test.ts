@@ -91,6 +91,7 @@ describe('KeyQueryResolver with a StreamPartitioner', () => {
       taskId: '0_4',
       local: false,
       host: 'host-b:1',
+      standbyHosts: [],
     });
     expect(asked).toEqual([['wide', 5]]);
     // The key serde still routes by murmur2, over the same 5 partitions.

@@ -4,6 +4,7 @@
 // broker; the group leader feeds it the members grouped by instance and their task lags
 // (task-lags.ts, from kafka/subscription-info.ts).
 import { ALL, type AssignorClient, ClientPlan, compareTaskIds } from './client-plan.ts';
+import { parseTaskId } from './sticky-task-assignor.ts';
 import type { TaskChangelogs } from './task-lags.ts';
 import { balance, moveActivesToCaughtUpClients, moveStandbysToCaughtUpClients } from './task-movements.ts';
 
@@ -45,7 +46,7 @@ export interface HighAvailabilityAssignment {
  *    instance is ahead) does not get the active: a caught-up instance does (one with a standby swaps
  *    with the target), else the most caught-up one; the target gets a warm-up while
  *    `maxWarmupReplicas` lasts; likewise for standbys;
- * 4. stateless actives to the least loaded instances.
+ * 4. stateless actives: to their previous owner up to its share, the rest to the least loaded.
  * A probing rebalance is needed when step 3 moved anything.
  */
 export function assignHighAvailability(
@@ -128,15 +129,39 @@ function assignStandbys(plan: ClientPlan, tasks: readonly string[], replicas: nu
 }
 
 function assignStatelessActives(plan: ClientPlan, tasks: readonly string[]): void {
-  for (const task of tasks) {
+  // Sticky first, within balance: a stateless task that moves is revoked and reassigned in two
+  // rebalances (KIP-429), so it stays with its previous owner up to that one's lower share of all
+  // actives (the floor: the least-loaded fill after it then keeps the spread within one task). (Kafka Streams hands stateless tasks to the least loaded clients whatever they
+  // ran; on a scale-in that moved up to twice as many tasks as needed.)
+  const totalCapacity = plan.ids.reduce((n, c) => n + plan.capacity(c), 0);
+  const totalActives = plan.ids.reduce((n, c) => n + plan.count(c, ['active']), 0) + tasks.length;
+  const share = (c: string) => Math.floor((totalActives * plan.capacity(c)) / totalCapacity);
+  const rest: string[] = [];
+  // Partition before sub-topology: what an owner keeps mixes the sub-topologies, so that the fill
+  // below does not hand one member a whole sub-topology.
+  for (const task of [...tasks].sort(byPartitionThenSubtopology)) {
+    const owner = plan.ids.find((c) => plan.previouslyActive(c, task));
+    if (owner !== undefined && plan.count(owner, ['active']) < share(owner))
+      plan.assign(owner, task, 'active');
+    else rest.push(task);
+  }
+  const ofSubtopology = (c: string, task: string) =>
+    [...plan.tasks(c, 'active')].filter((t) => parseTaskId(t)[0] === parseTaskId(task)[0]).length;
+  for (const task of rest.sort(compareTaskIds)) {
     const target = [...plan.ids].sort(
       (a, b) =>
         plan.load(a, ['active']) - plan.load(b, ['active']) ||
         Number(plan.previouslyActive(b, task)) - Number(plan.previouslyActive(a, task)) ||
+        ofSubtopology(a, task) - ofSubtopology(b, task) ||
         a.localeCompare(b),
     )[0]!;
     plan.assign(target, task, 'active');
   }
+}
+
+function byPartitionThenSubtopology(a: string, b: string): number {
+  const [[sa, pa], [sb, pb]] = [parseTaskId(a), parseTaskId(b)];
+  return pa - pb || sa - sb;
 }
 
 function checkConfig(config: HighAvailabilityConfig): void {

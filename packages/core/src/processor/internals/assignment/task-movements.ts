@@ -3,6 +3,7 @@
 // a warm-up replica that restores in the background; a probing rebalance moves the task once the
 // warm-up has caught up. Semantics of Kafka Streams' TaskMovement, written for kstreams.
 import { type ClientPlan, type CopyKind, compareTaskIds } from './client-plan.ts';
+import { parseTaskId } from './sticky-task-assignor.ts';
 
 /** How many warm-up replicas the whole assignment may still hand out (maxWarmupReplicas). */
 export interface WarmupBudget {
@@ -137,34 +138,64 @@ export function moveStandbysToCaughtUpClients(
 /**
  * Moves tasks of one kind from more to less loaded clients until no move improves the balance
  * (Kafka Streams' balanceTasksOverThreads). The task a move takes is the one the destination is
- * most caught up on, then one the source did not own before: balance costs as little restore as it can.
+ * most caught up on, then one the source did not own before: balance costs as little restore as it can;
+ * then one of a sub-topology the source has more of than the destination, so that each
+ * sub-topology spreads (as the sticky assignor spreads it over members).
  */
 export function balance(plan: ClientPlan, kind: 'active' | 'standby', loadKinds: readonly CopyKind[]): void {
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const source of plan.ids) {
-      for (const destination of plan.ids) {
-        if (source === destination) continue;
-        while (plan.shouldMove(source, destination, loadKinds)) {
-          const task = [...plan.tasks(source, kind)]
-            .filter((t) => !plan.has(destination, t))
-            .sort(
-              (a, b) =>
-                plan.rank(destination, a) - plan.rank(destination, b) ||
-                Number(wasOn(plan, source, a, kind)) - Number(wasOn(plan, source, b, kind)) ||
-                compareTaskIds(a, b),
-            )[0];
-          if (task === undefined) break;
-          plan.unassign(source, task, kind);
-          plan.assign(destination, task, kind);
-          changed = true;
-        }
-      }
+  // Always from the most to the least loaded pair that can move: trying pairs in id order moved
+  // more tasks than needed (4,4,0 became 2,3,3 in three moves where 3,3,2 takes two).
+  const limit = plan.ids.reduce((n, c) => n + plan.count(c, [kind]), 0) * plan.ids.length + 1;
+  for (let moves = 0; ; moves++) {
+    if (moves > limit) throw new Error(`balancing ${kind} tasks does not settle: assignor bug`);
+    const byLoad = [...plan.ids].sort(
+      (a, b) => plan.load(b, loadKinds) - plan.load(a, loadKinds) || a.localeCompare(b),
+    );
+    const move = nextMove(plan, kind, loadKinds, byLoad);
+    if (move === undefined) return;
+    plan.unassign(move.source, move.task, kind);
+    plan.assign(move.destination, move.task, kind);
+  }
+}
+
+function nextMove(
+  plan: ClientPlan,
+  kind: 'active' | 'standby',
+  loadKinds: readonly CopyKind[],
+  byLoad: readonly string[],
+): { source: string; destination: string; task: string } | undefined {
+  for (const source of byLoad) {
+    for (const destination of [...byLoad].reverse()) {
+      if (source === destination || !plan.shouldMove(source, destination, loadKinds)) continue;
+      const task = [...plan.tasks(source, kind)]
+        .filter((t) => !plan.has(destination, t))
+        .sort(
+          (a, b) =>
+            plan.rank(destination, a) - plan.rank(destination, b) ||
+            Number(wasOn(plan, source, a, kind)) - Number(wasOn(plan, source, b, kind)) ||
+            subtopologySkew(plan, kind, destination, source, b) -
+              subtopologySkew(plan, kind, destination, source, a) ||
+            compareTaskIds(a, b),
+        )[0];
+      if (task !== undefined) return { source, destination, task };
     }
   }
+  return undefined;
 }
 
 function wasOn(plan: ClientPlan, client: string, task: string, kind: 'active' | 'standby'): boolean {
   return kind === 'active' ? plan.previouslyActive(client, task) : plan.previouslyStandby(client, task);
+}
+
+/** How many more tasks of `task`'s sub-topology `source` has than `destination`. */
+function subtopologySkew(
+  plan: ClientPlan,
+  kind: 'active' | 'standby',
+  destination: string,
+  source: string,
+  task: string,
+): number {
+  const sub = parseTaskId(task)[0];
+  const count = (c: string) => [...plan.tasks(c, kind)].filter((t) => parseTaskId(t)[0] === sub).length;
+  return count(source) - count(destination);
 }
