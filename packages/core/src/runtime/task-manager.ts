@@ -48,6 +48,19 @@ export interface StreamThreadDeps {
   onFatal(error: Error): void;
 }
 
+/** Partitions as the group member tells them (membership/consumer-protocol.ts' TopicPartitions). */
+export interface GroupPartitions {
+  topic: string;
+  partitions: number[];
+}
+
+/** Java's ConsumerGroupMetadata: the generation a member's commits are made in. */
+export interface GroupMetadata {
+  memberId: string;
+  generationId: number;
+  groupInstanceId: string | null;
+}
+
 /** How the task manager makes its tasks: the active task of task-runtime.ts, or a test's fake. */
 export interface TaskFactory<T extends ActiveTask> {
   create(id: string, deps: TaskRuntimeDeps): T;
@@ -311,6 +324,87 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     }
     const fresh = [...assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id));
     this.createTasks(fresh);
+    this.reportRunning();
+  }
+
+  /** The task ids of these partitions (co-partitioned inputs give one task several). */
+  private taskIdsOf(partitions: GroupPartitions[]): Set<string> {
+    const ids = new Set<string>();
+    for (const { topic, partitions: ps } of partitions)
+      for (const p of ps) {
+        const id = this.taskIdFor(topic, p);
+        if (id) ids.add(id);
+      }
+    return ids;
+  }
+
+  /**
+   * Cooperative rebalancing (KIP-429): these partitions go to another member. Only their tasks
+   * commit and close clean; the others keep running. Under exactly_once_v2 the thread's one
+   * transaction holds every task's work, so all commit (Kafka Streams does the same).
+   */
+  async onPartitionsRevoked(partitions: GroupPartitions[]): Promise<void> {
+    const ids = this.taskIdsOf(partitions);
+    for (const id of ids) this.assigned.delete(id);
+    // A task still restoring is closed when its creation ends (it is no longer assigned); a
+    // reassignment meanwhile must not take that stale creation.
+    if ([...ids].some((id) => this.creating.has(id))) this.generation++;
+    const revoked = [...this.tasks.values()].filter((t) => ids.has(t.id));
+    if (revoked.length === 0) return this.reportRunning();
+    this.log.info({ tasks: revoked.map((t) => t.id).sort() }, 'tasks revoked');
+    if (!this.deps.isClosing()) {
+      const running = this.runningTasks();
+      const chosen = new Set(
+        this.guarantee.onRevocation(
+          revoked.filter((t) => t.state === 'running'),
+          running,
+        ),
+      );
+      const commit = running.filter((t) => chosen.has(t) && (t.commitNeeded || t.commitRequested));
+      if (commit.length > 0) await this.commitSettled(commit);
+    }
+    for (const rt of revoked) {
+      await rt.close({ dirty: false });
+      this.tasks.delete(rt.id);
+      this.failingSince.delete(rt.id);
+    }
+    this.reportRunning();
+  }
+
+  /**
+   * The member took a new generation and these partitions are new to it: their tasks are created
+   * and restored in the background; the tasks it kept are not touched.
+   */
+  async onPartitionsAssigned(added: GroupPartitions[], group: GroupMetadata): Promise<void> {
+    if (this.deps.isClosing()) return;
+    this.guarantee.joined(group.memberId, group.generationId, group.groupInstanceId);
+    this.memberId = group.memberId;
+    for (const id of this.taskIdsOf(added)) this.assigned.add(id);
+    this.log.info(
+      { memberId: group.memberId, generationId: group.generationId, tasks: [...this.assigned].sort() },
+      'assignment received',
+    );
+    this.createTasks([...this.assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id)));
+    this.reportRunning();
+  }
+
+  /**
+   * The member was removed from the group: these partitions may be another member's already, so
+   * their tasks close without committing (exactly_once_v2: the thread's transaction aborts, and
+   * the kept tasks go back to their last commit).
+   */
+  async onPartitionsLost(partitions: GroupPartitions[]): Promise<void> {
+    const ids = this.taskIdsOf(partitions);
+    for (const id of ids) this.assigned.delete(id);
+    this.generation++;
+    const lost = [...this.tasks.values()].filter((t) => ids.has(t.id));
+    this.log.warn({ tasks: lost.map((t) => t.id).sort() }, 'tasks lost');
+    if (lost.some((t) => t.state === 'running')) await this.guarantee.revoking(this.runningTasks());
+    for (const rt of lost) {
+      await rt.close({ dirty: true });
+      this.tasks.delete(rt.id);
+      this.failingSince.delete(rt.id);
+    }
     this.reportRunning();
   }
 
