@@ -64,6 +64,8 @@ export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults 
   logger?: Logger | pino.LevelWithSilent;
   /** `host:port` where this instance answers interactive queries. */
   applicationServer?: string;
+  /** Static membership (KIP-345): this instance's own id in the group, stable across restarts. */
+  groupInstanceId?: string;
   numStandbyReplicas?: number;
   /** Replication factor of the internal topics; -1 takes the broker's default. */
   replicationFactor?: number;

@@ -46,6 +46,8 @@ export interface ResolvedConfig extends ResolvedSourceDefaults {
   logger: Logger;
   exceptionHandlers: ResolvedExceptionHandlers;
   applicationServer?: string;
+  /** KIP-345's group.instance.id; undefined: a dynamic member. */
+  groupInstanceId?: string;
   replicationFactor: number;
   maxUncommittedBytes: number;
   statestoreCacheMaxBytes: number;
@@ -225,6 +227,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     exceptionHandlers,
     ...sourceDefaults,
     applicationServer: raw.applicationServer as string | undefined,
+    groupInstanceId: raw.groupInstanceId as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? CONFIG_KEYS.replicationFactor.default,
     maxUncommittedBytes:
       (raw.maxUncommittedBytes as number | undefined) ?? CONFIG_KEYS.maxUncommittedBytes.default,

@@ -7,6 +7,7 @@ export {
   type ReadOnlyKeyValueStore,
 } from './interactive-queries.ts';
 export {
+  type CloseOptions,
   KafkaStreams,
   type KafkaStreamsState,
   type StreamsMetadata,

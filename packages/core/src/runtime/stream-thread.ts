@@ -131,15 +131,18 @@ export class StreamThread {
     this.watchdog?.start();
   }
 
-  /** Commits what was processed, closes the tasks and leaves the group. */
-  async stop(): Promise<void> {
+  /**
+   * Commits what was processed, closes the tasks and stops the membership (`leaveGroup`: as
+   * KafkaStreams.close's CloseOptions).
+   */
+  async stop({ leaveGroup }: { leaveGroup?: boolean } = {}): Promise<void> {
     if (this.tick) clearInterval(this.tick);
     this.watchdog?.stop();
     await this.mutex.run(async () => {
       this.closing = true;
       if (!this.failed) await this.commitAll('shutdown');
     });
-    await this.consumer.stop().catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
+    await this.consumer.stop({ leaveGroup }).catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
     await this.mutex.run(() => this.manager.closeAll({ dirty: this.failed }));
   }
 
