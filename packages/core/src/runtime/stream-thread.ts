@@ -142,7 +142,9 @@ export class StreamThread {
       this.closing = true;
       if (!this.failed) await this.commitAll('shutdown');
     });
-    await this.consumer.stop({ leaveGroup }).catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
+    await this.consumer
+      .stop({ leaveGroup })
+      .catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
     await this.mutex.run(() => this.manager.closeAll({ dirty: this.failed }));
   }
 
