@@ -24,6 +24,7 @@ class FakeCoordinator implements CoordinatorLink {
     SyncGroup: [],
     Heartbeat: [],
     LeaveGroup: [],
+    OffsetCommit: [],
   };
   generation = 1;
 
@@ -49,6 +50,7 @@ class FakeCoordinator implements CoordinatorLink {
       SyncGroup: { errorCode: 0, assignment: Buffer.alloc(0) },
       Heartbeat: { errorCode: 0 },
       LeaveGroup: { errorCode: 0, members: [] },
+      OffsetCommit: { topics: [] },
     }[api];
     return { throttleTimeMs: 0, ...defaults, ...(answer?.(body) ?? {}) } as Response<A>;
   }
