@@ -48,7 +48,8 @@ describe('OffsetCommit v8', () => {
   });
 });
 
-class FakeLink implements CoordinatorLink {
+/** Answers every OffsetCommit with one error code for all partitions. */
+class FakeLink {
   readonly sent: unknown[] = [];
   founds = 0;
   constructor(private readonly errorCode: number) {}
