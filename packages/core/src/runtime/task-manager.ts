@@ -117,7 +117,8 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   private readonly uncommittedBytes: UncommittedBytesBudget;
   private readonly threadCache: ThreadCache;
 
-  private readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
+  /** Where a source topic's partition starts without a commit, or after leaving its log. */
+  readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
   private readonly taskFactory: TaskFactory<T>;
 
   constructor(private readonly deps: TaskManagerDeps<T>) {
