@@ -71,3 +71,30 @@ export function readTopicPartitions<P>(
     }) ?? []
   );
 }
+
+/** kafkajs' error for a Kafka error code (its type, message and whether it is retriable). */
+export const { createErrorFromCode } = require('kafkajs/src/protocol/error.js') as {
+  createErrorFromCode(code: number): Error & { type: string; retriable: boolean };
+};
+
+/** The request `protocol({ version })(args)` of kafkajs' definitions, with its response codec. */
+export interface KafkajsRequestDefinition {
+  versions: string[];
+  protocol(options: { version: number }):
+    | ((args: never) => {
+        request: unknown;
+        response: { decode(data: Buffer): Promise<unknown>; parse(data: unknown): Promise<unknown> };
+        requestTimeout?: number;
+      })
+    | undefined;
+}
+
+/** kafkajs' request definitions by name (Fetch, ListOffsets, ...); read at each call. */
+export function kafkajsRequest(name: string): KafkajsRequestDefinition {
+  const { requests } = require('kafkajs/src/protocol/requests/index.js') as {
+    requests: Record<string, KafkajsRequestDefinition>;
+  };
+  const definition = requests[name];
+  if (definition === undefined) throw new Error(`kafkajs changed: it has no ${name} request`);
+  return definition;
+}

@@ -1,40 +1,13 @@
 // A member's line to its group coordinator: kafkajs' cluster (bootstrap, metadata, TLS/SASL, the
-// ApiVersions handshake, FindCoordinator with its retries) and the coordinator broker's connection,
-// on which group-requests.ts' requests go. Each member has a cluster of its own: a broker answers a
-// connection's requests one at a time, and a JoinGroup waits there until every member has joined,
-// so two members of one group on a shared connection would wait for each other.
+// ApiVersions handshake, FindCoordinator with its retries; ../kafkajs-cluster.ts) and the
+// coordinator broker's connection, on which group-requests.ts' requests go. Each member has a
+// cluster of its own: a broker answers a connection's requests one at a time, and a JoinGroup
+// waits there until every member has joined, so two members of one group on a shared connection
+// would wait for each other.
 import type { Kafka } from 'kafkajs';
+import { createCluster, type KafkajsBroker, type KafkajsCluster } from '../kafkajs-cluster.ts';
 import { brokerTooOldError } from './group-errors.ts';
 import { API, type GroupApi, groupRequest } from './group-requests.ts';
-
-interface KafkajsBroker {
-  nodeId: number;
-  brokerAddress: string;
-  versions: Record<number, { minVersion: number; maxVersion: number } | undefined>;
-  connectionPool: { send(request: unknown): Promise<unknown> };
-}
-
-interface KafkajsCluster {
-  connect(): Promise<void>;
-  disconnect(): Promise<void>;
-  findGroupCoordinator(args: { groupId: string }): Promise<KafkajsBroker>;
-  addMultipleTargetTopics(topics: string[]): Promise<void>;
-  refreshMetadata(): Promise<void>;
-  findTopicPartitionMetadata(topic: string): unknown[];
-}
-
-/**
- * A new kafkajs cluster with the client's settings. kafkajs keeps its cluster factory behind a
- * symbol (its consumer, producer and admin each get one the same way).
- */
-function createCluster(kafka: Kafka): KafkajsCluster {
-  const owner = kafka as unknown as Record<symbol, (options: object) => KafkajsCluster>;
-  const key = Object.getOwnPropertySymbols(kafka).find(
-    (s) => s.description === 'private:Kafka:createCluster',
-  );
-  if (key === undefined) throw new Error('kafkajs changed: its client has no cluster factory');
-  return owner[key]!({ allowAutoTopicCreation: false });
-}
 
 export type Body<A extends GroupApi> = Parameters<typeof groupRequest<A>>[2];
 export type Response<A extends GroupApi> = Awaited<
