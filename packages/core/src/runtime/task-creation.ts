@@ -6,11 +6,21 @@
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
+import type { MainConsumer } from '../kafka/consumer.ts';
 import { isRetriableError } from '../kafka/error-kinds.ts';
 import type { Mutex } from './mutex.ts';
 import type { ActiveTask } from './task.ts';
-import type { TaskFactory, TaskManagerConsumer } from './task-manager.ts';
 import type { TaskRuntimeDeps } from './task-runtime.ts';
+
+/** How the task manager makes its tasks: the active task of task-runtime.ts, or a test's fake. */
+export interface TaskFactory<T extends ActiveTask> {
+  create(id: string, deps: TaskRuntimeDeps): T;
+  /** Brings the new tasks' stores up to date from their changelogs. */
+  restore(tasks: T[]): Promise<void>;
+}
+
+/** The consumer as the task manager uses it (kafka/consumer.ts' MainConsumer, or the group consumer). */
+export type TaskManagerConsumer = Pick<MainConsumer, 'pause' | 'resume' | 'seek' | 'commitOffsets'>;
 
 /** Pauses between tries of task creation. */
 const TASK_CREATION_BACKOFF_MS = [500, 1_000, 2_000, 5_000];

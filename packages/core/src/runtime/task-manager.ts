@@ -8,7 +8,6 @@ import { DeserializationError, TimestampExtractorError } from '../errors.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
-import type { MainConsumer } from '../kafka/consumer.ts';
 import { isFencedError, isGroupGenerationError, isRefusedRecordsError } from '../kafka/error-kinds.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
@@ -23,7 +22,10 @@ import { offsetResetPolicies } from './offset-reset.ts';
 import type { GuaranteeDeps, ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
 import type { ActiveTask } from './task.ts';
-import { TaskCreation } from './task-creation.ts';
+import { TaskCreation, type TaskFactory, type TaskManagerConsumer } from './task-creation.ts';
+
+export type { TaskFactory, TaskManagerConsumer } from './task-creation.ts';
+
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
 
 export interface StreamThreadDeps {
@@ -56,16 +58,6 @@ export interface GroupMetadata {
   generationId: number;
   groupInstanceId: string | null;
 }
-
-/** How the task manager makes its tasks: the active task of task-runtime.ts, or a test's fake. */
-export interface TaskFactory<T extends ActiveTask> {
-  create(id: string, deps: TaskRuntimeDeps): T;
-  /** Brings the new tasks' stores up to date from their changelogs. */
-  restore(tasks: T[]): Promise<void>;
-}
-
-/** The consumer as the task manager uses it (kafka/consumer.ts' MainConsumer). */
-export type TaskManagerConsumer = Pick<MainConsumer, 'pause' | 'resume' | 'seek' | 'commitOffsets'>;
 
 export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends StreamThreadDeps {
   consumer: TaskManagerConsumer;
