@@ -128,7 +128,10 @@ export class PartitionFetcher {
     this.pump();
   }
 
-  /** Removes partitions; resolves when no batch of theirs is inside onBatch. */
+  /**
+   * Removes partitions; resolves when no batch of theirs is inside onBatch (so an onBatch must not
+   * await the unassign of its own partition: it would wait for itself).
+   */
   async unassign(partitions: FetcherPartition[]): Promise<void> {
     const waits: Promise<void>[] = [];
     for (const { topic, partition } of partitions) {

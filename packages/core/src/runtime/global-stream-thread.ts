@@ -56,7 +56,7 @@ export class GlobalStreamThread {
       defaultValueSerde: config.defaultValueSerde,
       logger: this.log,
     });
-    this.consumer = new GlobalConsumer(deps.kafka, deps.admin, config.applicationId);
+    this.consumer = new GlobalConsumer(deps.kafka, deps.admin);
   }
 
   /** A global store, for the tasks' processors and interactive queries. */

@@ -95,12 +95,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
   }
   await restoreChangelogs(
     deps.kafka,
-    deps.admin,
-    {
-      groupIdPrefix: deps.config.applicationId,
-      readCommitted: deps.config.exactlyOnce,
-      timeoutMs: 10 * 60_000,
-    },
+    { readCommitted: deps.config.exactlyOnce, timeoutMs: 10 * 60_000 },
     requests,
   );
   for (const r of restorers) r.end();

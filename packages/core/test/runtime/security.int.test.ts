@@ -51,8 +51,8 @@ async function grantApp(
     [TOPIC, t.output, LITERAL, [WRITE, DESCRIBE]],
     [TOPIC, `${t.applicationId}-`, PREFIXED, [CREATE, READ, WRITE, DESCRIBE]],
   ];
-  // The app's group, and its restore consumers' groups (`<applicationId>-restore-*`).
-  if (without !== 'Group') rules.push([GROUP, t.applicationId, PREFIXED, [READ, DESCRIBE]]);
+  // The app's group only: the restore and global readers assign their partitions (no group).
+  if (without !== 'Group') rules.push([GROUP, t.applicationId, LITERAL, [READ, DESCRIBE]]);
   // exactly_once: one transactional id per task, `<applicationId>-<taskId>`.
   if (without !== 'TransactionalId')
     rules.push([TRANSACTIONAL_ID, `${t.applicationId}-`, PREFIXED, [WRITE, DESCRIBE]]);
