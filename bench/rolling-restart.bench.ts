@@ -150,7 +150,12 @@ async function runPath(script: string, legacy: boolean) {
   for (const inst of instances) inst.start();
   // The fill is processed: every instance has committed, and the output has as many records.
   const filled = fill.join(' ').split(' ').length;
-  while (latencies.length < filled) await new Promise((r) => setTimeout(r, 250));
+  const fillDeadline = Date.now() + 300_000;
+  while (latencies.length < filled) {
+    if (Date.now() > fillDeadline)
+      throw new Error(`the fill was not processed in 300 s (${latencies.length} of ${filled})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
   const lines = generateLines({ lines: RATE * 120, seed: 5, vocabularySize: KEYS });
   const flowing = produceAtRate(kafka, input, lines, RATE, PARTITIONS);
   const steadyFrom = Date.now() + 2_000;
