@@ -7,6 +7,7 @@
 //   of its commits during a restart (from the instances' debug logs: "committed");
 // - p99 end-to-end latency (output record received minus its input line's send time) during the
 //   roll against the steady state before it;
+// - the same longest gap over the steady window before the roll (the machine's load alone);
 // - kill -9 of one instance and an immediate restart with the same id: the time from the new
 //   process's spawn to its first commit.
 // The apps are core's crash-test fixture (test/runtime/fixtures/word-count-app.ts), bundled.
@@ -185,6 +186,10 @@ async function runPath(script: string, legacy: boolean) {
       for (const commits of inst.commits.values())
         for (const g of longestGaps(commits, w.from, w.to).values()) gaps.push(g);
     }
+  // The same measure over the steady window: what the machine's load alone gives.
+  const steadyGaps: number[] = [];
+  for (const inst of instances)
+    for (const g of longestGaps(inst.commits.get(1)!, steadyFrom, steadyTo).values()) steadyGaps.push(g);
   const during = latencies.filter((l) => l.at >= windows[0]!.from && l.at <= rollTo).map((l) => l.ms);
   const steady = latencies.filter((l) => l.at >= steadyFrom && l.at <= steadyTo).map((l) => l.ms);
   for (const inst of instances) await inst.signal('SIGTERM');
@@ -195,6 +200,7 @@ async function runPath(script: string, legacy: boolean) {
   return {
     path: legacy ? 'kafkajs eager (legacy)' : 'kstreams member (cooperative, static)',
     keptTasks: gaps.length,
+    steadyLongestGapMs: Math.max(0, ...steadyGaps),
     longestGapMs: Math.max(0, ...gaps),
     medianLongestGapMs: [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? Number.NaN,
     p99SteadyMs: p99(steady),
