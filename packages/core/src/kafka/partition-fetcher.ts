@@ -73,6 +73,8 @@ export interface PartitionFetcherOptions {
   onError(error: Error): void;
   /** Connection failures of one broker retried this long, at most, before onError (default 5 min). */
   retryTimeoutMs?: number;
+  /** The kafkajs cluster to fetch through; by default a new one of `kafka`'s (tests pass a fake). */
+  cluster?: KafkajsCluster;
 }
 
 interface Requested {
@@ -114,7 +116,7 @@ export class PartitionFetcher {
       throw new Error(
         `fetcher: maxBytesPerPartition (${options.maxBytesPerPartition}) must not exceed maxBytes (${options.maxBytes})`,
       );
-    this.cluster = createCluster(options.kafka);
+    this.cluster = options.cluster ?? createCluster(options.kafka);
   }
 
   /** Adds partitions; one without an offset is not fetched until seek(). */
