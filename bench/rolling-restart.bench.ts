@@ -35,6 +35,9 @@ const PARTITIONS = 6;
 const COMMIT_INTERVAL_MS = 100;
 const SETTLE_MS = 3_000;
 
+/** Log lines of a start, in order: the member's assignment, then each task running. */
+const MILESTONES = ['assignment received', 'task running'];
+
 interface Commit {
   at: number;
   tasks: string[];
@@ -44,6 +47,8 @@ class Instance {
   child?: ChildProcess;
   run = 0;
   spawnedAt = 0;
+  /** The first time of each milestone log line of each run. */
+  readonly milestones = new Map<number, Map<string, number>>();
   /** Commits of each run, by run number. */
   readonly commits = new Map<number, Commit[]>();
   exited?: Promise<void>;
@@ -63,10 +68,16 @@ class Instance {
     this.child = child;
     this.exited = new Promise((r) => child.once('exit', () => r()));
     createInterface({ input: child.stderr! }).on('line', (line) => {
-      if (!line.includes('"committed"')) return;
+      if (!line.includes('"msg":"')) return;
       try {
         const e = JSON.parse(line) as { msg?: string; time: number; tasks?: string[] };
         if (e.msg === 'committed' && e.tasks) this.commits.get(run)!.push({ at: e.time, tasks: e.tasks });
+        // The first of each milestone per run, for the kill-to-commit breakdown.
+        else if (e.msg !== undefined && MILESTONES.includes(e.msg)) {
+          const seen = this.milestones.get(run) ?? new Map<string, number>();
+          if (!seen.has(e.msg)) seen.set(e.msg, e.time);
+          this.milestones.set(run, seen);
+        }
       } catch {}
     });
   }
@@ -177,6 +188,10 @@ async function runPath(script: string, legacy: boolean) {
   await victim.signal('SIGKILL');
   victim.start();
   const firstCommit = (await victim.firstCommitAfter(victim.run)) - victim.spawnedAt;
+  const seen = victim.milestones.get(victim.run) ?? new Map<string, number>();
+  const breakdown = Object.fromEntries(
+    MILESTONES.map((m) => [m, (seen.get(m) ?? Number.NaN) - victim.spawnedAt]),
+  );
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   const gaps: number[] = [];
   for (const w of windows)
@@ -206,6 +221,7 @@ async function runPath(script: string, legacy: boolean) {
     p99SteadyMs: p99(steady),
     p99RollMs: p99(during),
     killRestartToFirstCommitMs: firstCommit,
+    killRestartMs: breakdown,
   };
 }
 
@@ -216,7 +232,9 @@ console.log(
   `rolling restart: 3 instances, exactly_once, ${PARTITIONS} partitions, ${KEYS} keys, ${RATE} lines/s, commit interval ${COMMIT_INTERVAL_MS} ms (target: longest gap <= ${2 * COMMIT_INTERVAL_MS + 1000} ms)`,
 );
 const rows = [];
-for (const legacy of [false, true]) {
+// BENCH_ROLL_PATHS=own (or legacy) runs one path only.
+const paths = (process.env.BENCH_ROLL_PATHS ?? 'own,legacy').split(',');
+for (const legacy of [false, true].filter((l) => paths.includes(l ? 'legacy' : 'own'))) {
   const row = await runPath(script, legacy);
   console.log(JSON.stringify(row));
   rows.push(row);
