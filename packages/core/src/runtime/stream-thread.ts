@@ -143,8 +143,14 @@ export class StreamThread {
             // What a wait knew of the other partitions is as old as the rebalance: wait afresh.
             for (const t of this.manager.runningTasks()) t.partitionGroup.restartWaits();
           }),
-        onPartitionsLost: (partitions) =>
-          section('onPartitionsLost', () => this.manager.onPartitionsLost(partitions)),
+        onPartitionsLost: (partitions, cause) => {
+          // Why (the session expired, or the thread stalled past the poll timeout) and what to change.
+          this.log.warn(
+            { err: cause, partitions },
+            'removed from the group: its tasks close without committing',
+          );
+          return section('onPartitionsLost', () => this.manager.onPartitionsLost(partitions));
+        },
         onFatal: (error) => this.fatal(error),
       },
       onOffsetOutOfRange: async (tp) => {

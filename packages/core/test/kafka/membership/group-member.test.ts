@@ -173,7 +173,8 @@ describe('GroupMember', () => {
     const { member, errors } = memberWith(fake, { rebalanceTimeoutMs: 50 });
     await member.start();
     await until(() => errors.length > 0);
-    expect(errors[0]!.message).toMatch(/longer than maxPollIntervalMs \(50 ms\)/);
+    expect(errors[0]!.message).toMatch(/longer than consumer.rebalanceTimeoutMs \(50 ms, /);
+    expect(errors[0]!.message).toContain('Raise consumer.rebalanceTimeoutMs');
     expect(fake.sentOf('LeaveGroup')).toHaveLength(1);
     expect(member.ownedPartitions).toEqual([]);
     expect(fake.sentOf('JoinGroup')).toHaveLength(1);
