@@ -8,6 +8,8 @@
 // - p99 end-to-end latency (output record received minus its input line's send time) during the
 //   roll against the steady state before it;
 // - the same longest gap over the steady window before the roll (the machine's load alone);
+// - scaling out to a 4th instance and back in: the longest gap between two commits of the tasks
+//   that stay (cooperative rebalances on kstreams' member, eager ones on kafkajs');
 // - kill -9 of one instance and an immediate restart with the same id: the time from the new
 //   process's spawn to its first commit.
 // The apps are core's crash-test fixture (test/runtime/fixtures/word-count-app.ts), bundled.
@@ -193,6 +195,28 @@ async function runPath(script: string, legacy: boolean) {
     MILESTONES.map((m) => [m, (seen.get(m) ?? Number.NaN) - victim.spawnedAt]),
   );
   await new Promise((r) => setTimeout(r, SETTLE_MS));
+  // Scaling out to a 4th instance (a dynamic member) and back in: rebalances that move tasks
+  // (cooperative on kstreams' member), while the tasks that stay should go on committing.
+  const extra = new Instance(script, {
+    ...instances[0]!.env,
+    STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
+    GROUP_INSTANCE_ID: '',
+  });
+  const scaleWindows: Array<{ from: number; to: number }> = [];
+  let from = Date.now();
+  extra.start();
+  await extra.firstCommitAfter(1);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  scaleWindows.push({ from, to: Date.now() });
+  from = Date.now();
+  await extra.signal('SIGTERM');
+  await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
+  scaleWindows.push({ from, to: Date.now() });
+  const scaleGaps: number[] = [];
+  for (const w of scaleWindows)
+    for (const inst of instances)
+      for (const commits of inst.commits.values())
+        for (const g of longestGaps(commits, w.from, w.to).values()) scaleGaps.push(g);
   const gaps: number[] = [];
   for (const w of windows)
     for (const [j, inst] of instances.entries()) {
@@ -220,6 +244,9 @@ async function runPath(script: string, legacy: boolean) {
     medianLongestGapMs: [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? Number.NaN,
     p99SteadyMs: p99(steady),
     p99RollMs: p99(during),
+    scaleKeptTasks: scaleGaps.length,
+    scaleLongestGapMs: Math.max(0, ...scaleGaps),
+    scaleMedianGapMs: [...scaleGaps].sort((a, b) => a - b)[Math.floor(scaleGaps.length / 2)] ?? Number.NaN,
     killRestartToFirstCommitMs: firstCommit,
     killRestartMs: breakdown,
   };
