@@ -32,7 +32,7 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 /** Sends `lines` round-robin over the partitions at `linesPerS`, each line stamped when sent. */
-async function produceAtRate(
+export async function produceAtRate(
   kafka: Kafka,
   topic: string,
   lines: readonly string[],

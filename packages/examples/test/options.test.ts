@@ -49,6 +49,7 @@ describe('word-count flags', () => {
       STATE_DIR: '/var/lib/wc',
       COMMIT_INTERVAL_MS: '250',
       SESSION_TIMEOUT_MS: '6000',
+      GROUP_INSTANCE_ID: 'wc-0',
       PORT: '8081',
       APPLICATION_HOST: 'wc-0.wc',
       PARTITIONS: '8',
@@ -63,6 +64,7 @@ describe('word-count flags', () => {
       stateDir: '/var/lib/wc',
       commitIntervalMs: 250,
       sessionTimeoutMs: 6000,
+      groupInstanceId: 'wc-0',
       port: 8081,
       host: 'wc-0.wc',
       partitions: 8,
@@ -89,6 +91,15 @@ describe('word-count flags', () => {
       brokers: ['b:1'],
       applicationId: 'word-count',
     });
+  });
+
+  it('takes a group instance id for static membership, from --group-instance-id or GROUP_INSTANCE_ID', () => {
+    expect(parseWordCountArgs(['--group-instance-id', 'wc-1'], { GROUP_INSTANCE_ID: 'x' })).toMatchObject({
+      groupInstanceId: 'wc-1',
+    });
+    expect(parseError(['--group-instance-id', 'pod/1'])).toBe(
+      '--group-instance-id must be a group instance id of 1 to 249 letters, digits, ".", "_" or "-", got "pod/1"',
+    );
   });
 
   it('names the flag or variable at fault and what a good value looks like', () => {

@@ -313,6 +313,16 @@ export const CONFIG_KEYS = {
     check: { rule: 'host:port', test: (v) => typeof v === 'string' && /^[^:\s]+:\d+$/.test(v) },
     meaning: "Kafka Streams' `application.server`: where this instance answers interactive queries.",
   },
+  groupInstanceId: {
+    type: 'a string of letters, digits, ".", "_" or "-" (at most 249)',
+    defaultText: 'unset: a dynamic member',
+    check: {
+      rule: 'letters, digits, ".", "_" or "-", 1 to 249 of them',
+      test: (v) => typeof v === 'string' && /^[a-zA-Z0-9._-]{1,249}$/.test(v),
+    },
+    meaning:
+      "Kafka's `group.instance.id` (KIP-345, static membership): an instance restarted with the same id within `consumer.sessionTimeoutMs` gets its tasks back without a rebalance, and `close()` does not leave the group unless `close({ leaveGroup: true })`. Each instance needs its own (e.g. the host or pod name); a second live instance with the same id is fenced and stops.",
+  },
   numStandbyReplicas: {
     type: 'number',
     default: 0,

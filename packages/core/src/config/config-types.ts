@@ -64,6 +64,8 @@ export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults 
   logger?: Logger | pino.LevelWithSilent;
   /** `host:port` where this instance answers interactive queries. */
   applicationServer?: string;
+  /** Static membership (KIP-345): this instance's own id in the group, stable across restarts. */
+  groupInstanceId?: string;
   /** Kafka Streams' num.standby.replicas; only 0 until standby tasks are wired in. */
   numStandbyReplicas?: number;
   /** KIP-441's acceptable.recovery.lag: records behind that still count as caught up. */

@@ -46,6 +46,8 @@ export interface ResolvedConfig extends ResolvedSourceDefaults {
   logger: Logger;
   exceptionHandlers: ResolvedExceptionHandlers;
   applicationServer?: string;
+  /** KIP-345's group.instance.id; undefined: a dynamic member. */
+  groupInstanceId?: string;
   replicationFactor: number;
   /** The high-availability assignment's settings (issue 37); numStandbyReplicas is 0 until it is wired in. */
   numStandbyReplicas: number;
@@ -230,6 +232,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     exceptionHandlers,
     ...sourceDefaults,
     applicationServer: raw.applicationServer as string | undefined,
+    groupInstanceId: raw.groupInstanceId as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? CONFIG_KEYS.replicationFactor.default,
     numStandbyReplicas: CONFIG_KEYS.numStandbyReplicas.default,
     acceptableRecoveryLag:

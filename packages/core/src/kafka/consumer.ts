@@ -240,7 +240,8 @@ export class MainConsumer {
     );
   }
 
-  async stop(): Promise<void> {
+  /** kafkajs' consumer always leaves the group when it disconnects (no static membership). */
+  async stop(_options: { leaveGroup?: boolean } = {}): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     await this.consumer.disconnect();

@@ -95,5 +95,10 @@ export class AtLeastOnce implements ProcessingGuarantee {
     return true;
   }
 
+  /** Each task's work is its own: only the revoked commit. */
+  onRevocation(revoked: ActiveTask[]): ActiveTask[] {
+    return revoked;
+  }
+
   async beforeRecreate(): Promise<void> {}
 }

@@ -34,8 +34,8 @@ export class ExactlyOnceV2 implements ProcessingGuarantee {
     return this.transaction.producer.transactionalId;
   }
 
-  joined(memberId: string, generationId: number | undefined): void {
-    this.transaction.joined(memberId, generationId);
+  joined(memberId: string, generationId: number | undefined, groupInstanceId: string | null = null): void {
+    this.transaction.joined(memberId, generationId, groupInstanceId);
   }
 
   async commit(due: ActiveTask[]): Promise<void> {
@@ -62,6 +62,15 @@ export class ExactlyOnceV2 implements ProcessingGuarantee {
   async revoking(running: ActiveTask[]): Promise<boolean> {
     await this.transaction.rollBack(running, false);
     return false;
+  }
+
+  /**
+   * Cooperative rebalancing tells of a revocation before the new owner can read the offsets, so
+   * the work is committed rather than dropped; the one transaction holds every task's work since
+   * the last commit, so every running task commits with the revoked (as Kafka Streams' EOS v2).
+   */
+  onRevocation(_revoked: ActiveTask[], running: ActiveTask[]): ActiveTask[] {
+    return running;
   }
 
   /** The task's records since the last commit are in the thread's transaction. */

@@ -52,5 +52,10 @@ export class ExactlyOnce implements ProcessingGuarantee {
     return true;
   }
 
+  /** Each task's work is its own: only the revoked commit. */
+  onRevocation(revoked: ActiveTask[]): ActiveTask[] {
+    return revoked;
+  }
+
   async beforeRecreate(): Promise<void> {}
 }

@@ -8,6 +8,7 @@ export {
   type StoreQueryParameters,
 } from './interactive-queries.ts';
 export {
+  type CloseOptions,
   KafkaStreams,
   type KafkaStreamsState,
   type StreamsMetadata,

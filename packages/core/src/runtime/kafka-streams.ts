@@ -56,6 +56,17 @@ export type KafkaStreamsState =
   | 'PENDING_ERROR'
   | 'ERROR';
 
+/** Kafka Streams' KafkaStreams.CloseOptions. */
+export interface CloseOptions {
+  /** How long close() waits for the thread to commit and stop (ms). Default 60,000. */
+  timeoutMs?: number;
+  /**
+   * Send LeaveGroup, so that the group rebalances at once. Default: only a dynamic member leaves;
+   * a static member (`groupInstanceId`) keeps its place for `consumer.sessionTimeoutMs`.
+   */
+  leaveGroup?: boolean;
+}
+
 /** What to do after an error a stream thread (or the global thread) cannot recover from by itself. */
 export type {
   StreamsUncaughtExceptionHandler,
@@ -412,8 +423,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     if (this.listenerCount('error') > 0) this.emit('error', error);
   }
 
-  /** Commits, closes stores and leaves the group. Waits at most `timeoutMs`. */
-  async close({ timeoutMs = 60_000 }: { timeoutMs?: number } = {}): Promise<boolean> {
+  /**
+   * Commits, closes stores and stops the group membership. Waits at most `timeoutMs`. A dynamic
+   * member leaves the group; a static one (`groupInstanceId`) leaves only with `leaveGroup: true`,
+   * so that a restart within the session timeout gets its tasks back without a rebalance.
+   */
+  async close({ timeoutMs = 60_000, leaveGroup }: CloseOptions = {}): Promise<boolean> {
     if (this.currentState === 'NOT_RUNNING' || this.currentState === 'ERROR') return true;
     if (this.currentState === 'PENDING_ERROR') {
       await this.closing;
@@ -422,7 +437,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.setState('PENDING_SHUTDOWN');
     this.patternRefresh?.stop();
     this.closing ??= (async () => {
-      await this.thread?.stop();
+      await this.thread?.stop({ leaveGroup });
       await this.globalThread?.stop();
       await this.admin.disconnect().catch(() => {});
       this.stateDirectory.unlock();

@@ -46,8 +46,8 @@ export interface ProcessingGuarantee {
   producerFor(taskId: string): TaskProducer;
   /** The transactional id a task's sends and commits use (for the authorization error's advice). */
   transactionalIdFor(taskId: string): string | undefined;
-  /** The thread took the assignment of this group generation. */
-  joined(memberId: string, generationId: number | undefined): void;
+  /** The thread took the assignment of this group generation (`groupInstanceId`: KIP-345's). */
+  joined(memberId: string, generationId: number | undefined, groupInstanceId?: string | null): void;
   /** Commits the due tasks; a task whose commit fails goes to `onCommitError`. */
   commit(due: ActiveTask[]): Promise<void>;
   /** Rolls back after `task` failed (`running`: all the thread's running tasks). */
@@ -59,6 +59,12 @@ export interface ProcessingGuarantee {
    * work they share with the kept tasks goes. Returns whether the revoked tasks still need a commit.
    */
   revoking(running: ActiveTask[]): Promise<boolean>;
+  /**
+   * Cooperative rebalancing: `revoked` tasks go to another member, the other running tasks stay.
+   * Returns the tasks to commit before the revoked close (the revoked, or all that share a
+   * transaction with them).
+   */
+  onRevocation(revoked: ActiveTask[], running: ActiveTask[]): ActiveTask[];
   /** Before a running task is closed dirty and created again. */
   beforeRecreate(task: ActiveTask, running: ActiveTask[]): Promise<void>;
 }

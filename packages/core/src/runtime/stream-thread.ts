@@ -3,8 +3,11 @@
 
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { explainRefusal } from '../kafka/client.ts';
-import { MainConsumer } from '../kafka/consumer.ts';
+import { type ConsumerHandlers, MainConsumer } from '../kafka/consumer.ts';
+import { GroupConsumer } from '../kafka/membership/group-consumer.ts';
+import { PartitionFetcher } from '../kafka/partition-fetcher.ts';
 import { Mutex } from './mutex.ts';
+import { resetOffsets } from './offset-reset.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
 import { TaskProcessing } from './task-processing.ts';
 import type { TaskRuntime } from './task-runtime.ts';
@@ -12,11 +15,17 @@ import { TaskWatchdog } from './task-watchdog.ts';
 
 export type { StreamThreadDeps } from './task-manager.ts';
 
+/**
+ * kafkajs' eager group consumer instead of kstreams' own member: only for the rolling-restart
+ * benchmark's comparison (bench/rolling-restart), not a config key.
+ */
+export const legacyGroup = () => process.env.KSTREAMS_LEGACY_GROUP === '1';
+
 export class StreamThread {
   private readonly mutex = new Mutex((label, heldMs) =>
     this.log.warn({ section: label, heldMs }, 'stream thread busy for long; the consumer is not polling'),
   );
-  private readonly consumer: MainConsumer;
+  private readonly consumer: MainConsumer | GroupConsumer;
   private readonly manager: TaskManager;
   private closing = false;
   private failed = false;
@@ -31,11 +40,16 @@ export class StreamThread {
   constructor(private readonly deps: StreamThreadDeps) {
     const { config, topology } = deps;
     this.log = deps.logger;
-    this.consumer = new MainConsumer(deps.kafka, config, {
+    const assignor = {
       subtopologies: () => topology.subtopologies(config.applicationId),
       ownedTasks: () => [...this.manager.tasks.keys()],
       applicationServer: config.applicationServer,
-    });
+    };
+    this.consumer = legacyGroup()
+      ? new MainConsumer(deps.kafka, config, assignor)
+      : new GroupConsumer(deps.kafka, config, assignor, {
+          newFetcher: (options) => new PartitionFetcher(options),
+        });
     this.manager = new TaskManager({
       ...deps,
       consumer: this.consumer,
@@ -76,8 +90,90 @@ export class StreamThread {
 
   async start(): Promise<void> {
     await this.manager.connect();
-    await this.consumer.start(this.manager.sourceTopics(), {
-      onBatch: (batch) => this.mutex.run(() => this.processing.processBatch(batch), 'processBatch'),
+    const topics = this.manager.sourceTopics();
+    if (this.consumer instanceof GroupConsumer) await this.startMember(this.consumer, topics);
+    else await this.consumer.start(topics, this.legacyHandlers());
+    const period = Math.min(100, this.deps.config.commitIntervalMs);
+    this.tick = setInterval(() => {
+      void this.mutex.run(() => this.onTick(), 'tick').catch((e) => this.fatal(e));
+    }, period);
+    this.watchdog?.start();
+  }
+
+  /** What both consumers tell the thread of fetched data. */
+  private fetchHandlers() {
+    return {
+      onBatch: (batch: Parameters<ConsumerHandlers['onBatch']>[0]) =>
+        this.mutex.run(() => this.processing.processBatch(batch), 'processBatch'),
+      onControlRecords: (topic: string, partition: number, first: number, last: number) => {
+        void this.mutex
+          .run(async () => {
+            const rt = this.manager.tasks.get(this.manager.taskIdFor(topic, partition) ?? '');
+            if (rt?.state === 'running') rt.skipControlRecords(topic, partition, first, last);
+          }, 'control records')
+          .catch((e) => this.fatal(e));
+      },
+      onFetched: (topic: string, partition: number, highWatermark: number) =>
+        this.deps.recorder.fetched(topic, partition, highWatermark),
+      // Outside the mutex: it only notes the partition's end, which no section reads across an await.
+      onFetchedEnd: (topic: string, partition: number, endOffset: number, emptyAt: number | undefined) => {
+        const rt = this.manager.tasks.get(this.manager.taskIdFor(topic, partition) ?? '');
+        rt?.partitionGroup.updateEndOffset(topic, partition, endOffset, emptyAt);
+      },
+    };
+  }
+
+  /**
+   * kstreams' own member (cooperative, static): the task manager hears of each change as one
+   * section of the thread; the tasks that stay keep processing through the rebalance.
+   */
+  private async startMember(consumer: GroupConsumer, topics: string[]): Promise<void> {
+    const section = (label: string, fn: () => Promise<void>) => this.mutex.run(fn, label);
+    await consumer.start(topics, {
+      ...this.fetchHandlers(),
+      listener: {
+        onPartitionsRevoked: (partitions) =>
+          section('onPartitionsRevoked', () => this.manager.onPartitionsRevoked(partitions)),
+        onPartitionsAssigned: (added) =>
+          section('onPartitionsAssigned', async () => {
+            await this.manager.onPartitionsAssigned(added, consumer.groupMetadata());
+            // What a wait knew of the other partitions is as old as the rebalance: wait afresh.
+            for (const t of this.manager.runningTasks()) t.partitionGroup.restartWaits();
+          }),
+        onPartitionsLost: (partitions, cause) => {
+          // Why (the session expired, or the thread stalled past the poll timeout) and what to change.
+          this.log.warn(
+            { err: cause, partitions },
+            'removed from the group: its tasks close without committing',
+          );
+          return section('onPartitionsLost', () => this.manager.onPartitionsLost(partitions));
+        },
+        onFatal: (error) => this.fatal(error),
+      },
+      onOffsetOutOfRange: async (tp) => {
+        const [reset] = await resetOffsets([tp], this.manager.offsetResetPolicy, this.deps.admin, Date.now());
+        if (reset === undefined) throw new Error(`no offset found to reset ${tp.topic}-${tp.partition} to`);
+        return reset.offset;
+      },
+      onFetchError: (error) => {
+        this.log.warn({ err: error }, 'fetching stopped');
+        this.fatal(this.denied(error) ?? error);
+      },
+    });
+  }
+
+  /** The group's or the input topics' ACLs refused: a retry would be refused the same way. */
+  private denied(error: Error): Error | undefined {
+    return toAuthorizationError(explainRefusal(this.deps.kafka, error), this.deps.config, {
+      topics: this.manager.sourceTopics(),
+      topicOperation: 'Read',
+    });
+  }
+
+  /** kafkajs' eager group consumer (KSTREAMS_LEGACY_GROUP=1). */
+  private legacyHandlers(): ConsumerHandlers {
+    return {
+      ...this.fetchHandlers(),
       onAssignment: (memberId, assignment, groupGeneration) => {
         void this.mutex
           .run(async () => {
@@ -96,47 +192,28 @@ export class StreamThread {
           .run(() => this.commitAll('rebalance'), 'commit on rebalance')
           .catch((e) => this.fatal(e));
       },
-      onControlRecords: (topic, partition, first, last) => {
-        void this.mutex
-          .run(async () => {
-            const rt = this.manager.tasks.get(this.manager.taskIdFor(topic, partition) ?? '');
-            if (rt?.state === 'running') rt.skipControlRecords(topic, partition, first, last);
-          }, 'control records')
-          .catch((e) => this.fatal(e));
-      },
-      onFetched: (topic, partition, highWatermark) =>
-        this.deps.recorder.fetched(topic, partition, highWatermark),
-      // Outside the mutex: it only notes the partition's end, which no section reads across an await.
-      onFetchedEnd: (topic, partition, endOffset, emptyAt) => {
-        const rt = this.manager.tasks.get(this.manager.taskIdFor(topic, partition) ?? '');
-        rt?.partitionGroup.updateEndOffset(topic, partition, endOffset, emptyAt);
-      },
       onCrash: (error, willRestart) => {
-        // The group's or the input topics' ACLs: a restart would be refused the same way.
-        const denied = toAuthorizationError(explainRefusal(this.deps.kafka, error), this.deps.config, {
-          topics: this.manager.sourceTopics(),
-          topicOperation: 'Read',
-        });
+        const denied = this.denied(error);
         this.log.warn({ err: error, willRestart }, 'consumer crashed');
         if (denied || !willRestart) this.fatal(denied ?? error);
       },
-    });
-    const period = Math.min(100, this.deps.config.commitIntervalMs);
-    this.tick = setInterval(() => {
-      void this.mutex.run(() => this.onTick(), 'tick').catch((e) => this.fatal(e));
-    }, period);
-    this.watchdog?.start();
+    };
   }
 
-  /** Commits what was processed, closes the tasks and leaves the group. */
-  async stop(): Promise<void> {
+  /**
+   * Commits what was processed, closes the tasks and stops the membership (`leaveGroup`: as
+   * KafkaStreams.close's CloseOptions).
+   */
+  async stop({ leaveGroup }: { leaveGroup?: boolean } = {}): Promise<void> {
     if (this.tick) clearInterval(this.tick);
     this.watchdog?.stop();
     await this.mutex.run(async () => {
       this.closing = true;
       if (!this.failed) await this.commitAll('shutdown');
     });
-    await this.consumer.stop().catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
+    await this.consumer
+      .stop({ leaveGroup })
+      .catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
     await this.mutex.run(() => this.manager.closeAll({ dirty: this.failed }));
   }
 
@@ -158,6 +235,9 @@ export class StreamThread {
 
   private async onTick(): Promise<void> {
     if (this.closing || this.failed) return;
+    // The loop is alive (Java's poll()): a thread stuck in one section past the rebalance timeout
+    // gives its partitions up (kstreams' own member; kafkajs' heartbeats inside batches instead).
+    if (this.consumer instanceof GroupConsumer) this.consumer.poll();
     const now = Date.now();
     if (now - this.lastDiagnostics > 5000 && this.log.isLevelEnabled('debug')) {
       this.lastDiagnostics = now;

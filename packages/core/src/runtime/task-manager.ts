@@ -7,13 +7,7 @@ import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { Kafka } from '../kafka/client.ts';
-import type { MainConsumer } from '../kafka/consumer.ts';
-import {
-  isFencedError,
-  isGroupGenerationError,
-  isRefusedRecordsError,
-  isRetriableError,
-} from '../kafka/error-kinds.ts';
+import { isFencedError, isGroupGenerationError, isRefusedRecordsError } from '../kafka/error-kinds.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
@@ -28,6 +22,10 @@ import { offsetResetPolicies } from './offset-reset.ts';
 import type { GuaranteeDeps, ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
 import type { ActiveTask } from './task.ts';
+import { TaskCreation, type TaskFactory, type TaskManagerConsumer } from './task-creation.ts';
+
+export type { TaskFactory, TaskManagerConsumer } from './task-creation.ts';
+
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
 
 export interface StreamThreadDeps {
@@ -48,15 +46,18 @@ export interface StreamThreadDeps {
   onFatal(error: Error): void;
 }
 
-/** How the task manager makes its tasks: the active task of task-runtime.ts, or a test's fake. */
-export interface TaskFactory<T extends ActiveTask> {
-  create(id: string, deps: TaskRuntimeDeps): T;
-  /** Brings the new tasks' stores up to date from their changelogs. */
-  restore(tasks: T[]): Promise<void>;
+/** Partitions as the group member tells them (membership/consumer-protocol.ts' TopicPartitions). */
+export interface GroupPartitions {
+  topic: string;
+  partitions: number[];
 }
 
-/** The consumer as the task manager uses it (kafka/consumer.ts' MainConsumer). */
-export type TaskManagerConsumer = Pick<MainConsumer, 'pause' | 'resume' | 'seek' | 'commitOffsets'>;
+/** Java's ConsumerGroupMetadata: the generation a member's commits are made in. */
+export interface GroupMetadata {
+  memberId: string;
+  generationId: number;
+  groupInstanceId: string | null;
+}
 
 export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends StreamThreadDeps {
   consumer: TaskManagerConsumer;
@@ -84,14 +85,15 @@ const MAX_TASK_RETRIES = 5;
  * failures say nothing about the task, so they are bounded by time, not by count.
  */
 const TASK_TIMEOUT_MS = 300_000;
-/** Pauses between tries of task creation. */
-const TASK_CREATION_BACKOFF_MS = [500, 1_000, 2_000, 5_000];
 
 export class TaskManager<T extends ActiveTask = TaskRuntime> {
   readonly tasks = new Map<string, T>();
-  readonly creating = new Set<string>();
-  /** Tasks whose creation is scheduled (after a backoff, or a pause after being fenced). */
-  private readonly later = new Set<string>();
+  /** Creates, restores and starts the assigned tasks in the background (task-creation.ts). */
+  private readonly creation: TaskCreation<T>;
+  /** The tasks being created or restored. */
+  get creating(): ReadonlySet<string> {
+    return this.creation.creating;
+  }
   /** Since when each task's sends or commits have been failing on the way, until it commits. */
   private readonly failingSince = new Map<string, number>();
   /** at_least_once, exactly_once or exactly_once_v2: producers, commits, rollbacks. */
@@ -99,12 +101,14 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   private readonly topicToSubtopology = new Map<string, number>();
   assigned = new Set<string>();
   private memberId?: string;
-  private generation = 0;
+  /** Bumped when tasks being created may have gone stale (see TaskCreation). */
+  generation = 0;
   private readonly log: Logger;
   private readonly uncommittedBytes: UncommittedBytesBudget;
   private readonly threadCache: ThreadCache;
 
-  private readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
+  /** Where a source topic's partition starts without a commit, or after leaving its log. */
+  readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
   private readonly taskFactory: TaskFactory<T>;
 
   constructor(private readonly deps: TaskManagerDeps<T>) {
@@ -122,6 +126,12 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
     }
+    this.creation = new TaskCreation<T>(this, {
+      ...deps,
+      taskFactory: this.taskFactory,
+      taskDeps: () => this.taskDeps(),
+      timeoutMs: TASK_TIMEOUT_MS,
+    });
     const guaranteeDeps: GuaranteeDeps = {
       ...deps,
       failingSince: this.failingSince,
@@ -315,86 +325,105 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     this.reportRunning();
   }
 
-  private reportRunning(): void {
+  /** The task ids of these partitions (co-partitioned inputs give one task several). */
+  private taskIdsOf(partitions: GroupPartitions[]): Set<string> {
+    const ids = new Set<string>();
+    for (const { topic, partitions: ps } of partitions)
+      for (const p of ps) {
+        const id = this.taskIdFor(topic, p);
+        if (id) ids.add(id);
+      }
+    return ids;
+  }
+
+  /**
+   * Cooperative rebalancing (KIP-429): these partitions go to another member. Only their tasks
+   * commit and close clean; the others keep running. Under exactly_once_v2 the thread's one
+   * transaction holds every task's work, so all commit (Kafka Streams does the same).
+   */
+  async onPartitionsRevoked(partitions: GroupPartitions[]): Promise<void> {
+    const ids = this.taskIdsOf(partitions);
+    for (const id of ids) this.assigned.delete(id);
+    // A task still restoring is closed when its creation ends (it is no longer assigned); a
+    // reassignment meanwhile must not take that stale creation.
+    if ([...ids].some((id) => this.creating.has(id))) this.generation++;
+    const revoked = [...this.tasks.values()].filter((t) => ids.has(t.id));
+    if (revoked.length === 0) return this.reportRunning();
+    this.log.info({ tasks: revoked.map((t) => t.id).sort() }, 'tasks revoked');
+    if (!this.deps.isClosing()) {
+      const running = this.runningTasks();
+      const chosen = new Set(
+        this.guarantee.onRevocation(
+          revoked.filter((t) => t.state === 'running'),
+          running,
+        ),
+      );
+      const commit = running.filter((t) => chosen.has(t) && (t.commitNeeded || t.commitRequested));
+      if (commit.length > 0) await this.commitSettled(commit);
+    }
+    for (const rt of revoked) {
+      await rt.close({ dirty: false });
+      this.tasks.delete(rt.id);
+      this.failingSince.delete(rt.id);
+    }
+    this.reportRunning();
+  }
+
+  /**
+   * The member took a new generation and these partitions are new to it: their tasks are created
+   * and restored in the background; the tasks it kept are not touched.
+   */
+  async onPartitionsAssigned(added: GroupPartitions[], group: GroupMetadata): Promise<void> {
+    if (this.deps.isClosing()) return;
+    this.guarantee.joined(group.memberId, group.generationId, group.groupInstanceId);
+    this.memberId = group.memberId;
+    for (const id of this.taskIdsOf(added)) this.assigned.add(id);
+    this.log.info(
+      { memberId: group.memberId, generationId: group.generationId, tasks: [...this.assigned].sort() },
+      'assignment received',
+    );
+    this.createTasks([...this.assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id)));
+    this.reportRunning();
+  }
+
+  /**
+   * The member was removed from the group: these partitions may be another member's already, so
+   * their tasks close without committing (exactly_once_v2: the thread's transaction aborts, and
+   * the kept tasks go back to their last commit).
+   */
+  async onPartitionsLost(partitions: GroupPartitions[]): Promise<void> {
+    const ids = this.taskIdsOf(partitions);
+    for (const id of ids) this.assigned.delete(id);
+    this.generation++;
+    const lost = [...this.tasks.values()].filter((t) => ids.has(t.id));
+    this.log.warn({ tasks: lost.map((t) => t.id).sort() }, 'tasks lost');
+    if (lost.some((t) => t.state === 'running')) await this.guarantee.revoking(this.runningTasks());
+    for (const rt of lost) {
+      await rt.close({ dirty: true });
+      this.tasks.delete(rt.id);
+      this.failingSince.delete(rt.id);
+    }
+    this.reportRunning();
+  }
+
+  /** Tells whether every assigned task runs. */
+  reportRunning(): void {
     const running = [...this.assigned].every((id) => this.tasks.get(id)?.state === 'running');
     this.deps.onRunningChange(running);
   }
 
-  /** Creates, restores and starts tasks in the background while the consumer keeps heartbeating. */
-  private createTasks(ids: string[], attempt = 0, firstFailure?: number): void {
-    if (ids.length === 0) return;
-    const generation = this.generation;
-    for (const id of ids) this.creating.add(id);
-    const runtimes = ids.map((id) => this.taskFactory.create(id, this.taskDeps()));
-    for (const rt of runtimes) this.deps.consumer.pause(rt.inputPartitions);
-    void (async () => {
-      try {
-        // Wait for every task's initialization, not only the first to fail: closing a task whose
-        // stores are still opening leaves its database open and locked, and the retry then fails
-        // with StoreLockedError (seen in CI when a new topic had no leader yet).
-        const initialized = await Promise.allSettled(runtimes.map((rt) => rt.initialize()));
-        const failure = initialized.find((r) => r.status === 'rejected');
-        if (failure) throw failure.reason;
-        await this.taskFactory.restore(runtimes);
-        for (const rt of runtimes) await rt.initializeTopology();
-        await this.deps.mutex.run(async () => {
-          for (const rt of runtimes) {
-            this.creating.delete(rt.id);
-            if (this.deps.isClosing() || !this.assigned.has(rt.id) || this.generation !== generation) {
-              // Revoked while restoring; a newer assignment creates it again if it is ours.
-              await rt.close({ dirty: true });
-              if (!this.deps.isClosing() && this.missing(rt.id)) this.createTasks([rt.id]);
-              continue;
-            }
-            for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
-            rt.state = 'running';
-            this.tasks.set(rt.id, rt);
-            this.deps.consumer.resume(rt.inputPartitions);
-            this.log.info({ taskId: rt.id }, 'task running');
-          }
-          this.reportRunning();
-        });
-      } catch (error) {
-        for (const rt of runtimes) {
-          this.creating.delete(rt.id);
-          await rt.close({ dirty: true });
-        }
-        if (this.deps.isClosing()) return;
-        const since = firstFailure ?? Date.now();
-        const denied = toAuthorizationError(error, this.deps.config, { topicOperation: 'Read' });
-        if (denied || !isRetriableError(error) || Date.now() - since > TASK_TIMEOUT_MS) {
-          this.deps.fatal(denied ?? error);
-          return;
-        }
-        // The broker is away or restarting: try again while the tasks are still ours.
-        const delay = TASK_CREATION_BACKOFF_MS[Math.min(attempt, TASK_CREATION_BACKOFF_MS.length - 1)]!;
-        this.log.warn({ err: error, tasks: ids, retryInMs: delay }, 'creating tasks failed; retrying');
-        this.createLater(ids, delay, attempt + 1, since);
-      }
-    })();
-  }
-
   /** Assigned to us by the last assignment, but neither running, being created nor scheduled to be. */
   missing(id: string): boolean {
-    return this.assigned.has(id) && !this.tasks.has(id) && !this.creating.has(id) && !this.later.has(id);
+    return this.creation.missing(id);
   }
 
   /** After `delayMs`, creates those of `ids` that are still missing. */
-  createLater(ids: string[], delayMs: number, attempt = 0, firstFailure?: number): void {
-    for (const id of ids) this.later.add(id);
-    setTimeout(
-      () =>
-        void this.deps.mutex.run(() => {
-          for (const id of ids) this.later.delete(id);
-          if (!this.deps.isClosing())
-            this.createTasks(
-              ids.filter((id) => this.missing(id)),
-              attempt,
-              firstFailure,
-            );
-        }, 'recreate tasks'),
-      delayMs,
-    ).unref();
+  createLater(ids: string[], delayMs: number): void {
+    this.creation.createLater(ids, delayMs);
+  }
+
+  private createTasks(ids: string[]): void {
+    this.creation.createTasks(ids);
   }
 
   private taskDeps(): TaskRuntimeDeps {

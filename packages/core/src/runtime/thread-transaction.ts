@@ -31,13 +31,14 @@ export type ThreadProducer = Pick<
 
 /** The group generation a commit is made in (KIP-447), once the thread has joined. */
 export type GenerationOf = () =>
-  | { memberId: string; generationId: number; groupInstanceId: null }
+  | { memberId: string; generationId: number; groupInstanceId: string | null }
   | undefined;
 
 export class ThreadTransaction {
   readonly producer: ThreadProducer;
   private memberId?: string;
   private generationId?: number;
+  private groupInstanceId: string | null = null;
 
   /** The thread's transaction with its real producer. */
   static create(kafka: Kafka, config: ResolvedConfig, deps: ThreadTransactionDeps): ThreadTransaction {
@@ -69,14 +70,15 @@ export class ThreadTransaction {
     this.producer = newProducer(() =>
       this.memberId === undefined || this.generationId === undefined
         ? undefined
-        : { memberId: this.memberId, generationId: this.generationId, groupInstanceId: null },
+        : { memberId: this.memberId, generationId: this.generationId, groupInstanceId: this.groupInstanceId },
     );
   }
 
   /** The thread took the assignment of this generation: commits from now on are made in it. */
-  joined(memberId: string, generationId: number | undefined): void {
+  joined(memberId: string, generationId: number | undefined, groupInstanceId: string | null = null): void {
     this.memberId = memberId;
     this.generationId = generationId;
+    this.groupInstanceId = groupInstanceId;
   }
 
   /**

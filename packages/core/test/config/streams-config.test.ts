@@ -109,6 +109,13 @@ describe('StreamsConfig', () => {
     );
   });
 
+  it("takes groupInstanceId (KIP-345's group.instance.id): unset by default, letters, digits, '.', '_', '-'", () => {
+    expect(resolveStreamsConfig(base).groupInstanceId).toBeUndefined();
+    expect(resolveStreamsConfig({ ...base, groupInstanceId: 'pod-0' }).groupInstanceId).toBe('pod-0');
+    expect(configError({ ...base, groupInstanceId: 'pod 0' }).message).toContain('"groupInstanceId" must be');
+    expect(configError({ ...base, groupInstanceId: '' }).message).toContain('"groupInstanceId" must be');
+  });
+
   it('rejects standby replicas, which are not wired in yet, instead of ignoring them', () => {
     expect(configError({ ...base, numStandbyReplicas: 1 }).message).toMatch(
       /numStandbyReplicas.*not supported yet: standby tasks are not wired/,

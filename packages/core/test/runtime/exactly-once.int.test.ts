@@ -158,6 +158,40 @@ describe('exactly_once', () => {
     );
   }, 480_000);
 
+  it('rolling restarts and a SIGKILL of static members (groupInstanceId), input flowing: the output stays exact', async () => {
+    const lines = makeLines(48_000, 3, 17);
+    const chunks = 6;
+    const chunk = lines.length / chunks;
+    const s = await setUp('eos-roll', lines.slice(0, chunk));
+    s.truth = countWords(lines);
+    s.totalWords = [...s.truth.values()].reduce((a, b) => a + b, 0);
+    const apps = [0, 1, 2].map((i) =>
+      instance(s, { GROUP_INSTANCE_ID: `${s.applicationId}-${i}`, SESSION_TIMEOUT_MS: '10000' }).start(),
+    );
+    await waitFor(() => apps.every((a) => a.state === 'RUNNING'), 60_000, 'all RUNNING');
+    const more = (n: number) =>
+      produce(
+        s.input,
+        lines.slice(n * chunk, (n + 1) * chunk).map((value, i) => ({ key: `r${n}-${i}`, value })),
+      );
+    // A rolling restart: each instance in turn closes (a static member keeps its place in the group)
+    // and comes back with its id, while input keeps coming.
+    for (const [i, app] of apps.entries()) {
+      await more(i + 1);
+      await app.stop();
+      app.start();
+      await waitFor(() => app.state === 'RUNNING', 60_000, `instance ${i} RUNNING again`);
+    }
+    // kill -9 in the middle of a chunk, and a restart with the same id within the session timeout.
+    await more(4);
+    await apps[1]!.kill();
+    apps[1]!.start();
+    await more(5);
+    const records = await readAll(s, 300_000);
+    expectExact(records, s.truth);
+    expect(records).toHaveLength(s.totalWords);
+  }, 480_000);
+
   it('after a SIGKILL restores only the changelog tail written since its checkpoint', async () => {
     const lines = makeLines(20_000, 3, 13);
     const s = await setUp('eos-tail', lines.slice(0, 15_000));

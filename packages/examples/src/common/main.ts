@@ -54,7 +54,9 @@ export async function runServiceCommand(command: ServiceCommand): Promise<void> 
       process.exit(130);
     }
     stopping = true;
-    logger.info({ signal }, 'stopping: committing, closing stores, leaving the group');
+    // A static member (--group-instance-id) keeps its place in the group for the session timeout,
+    // so that a rolling restart gets its tasks back without a rebalance.
+    logger.info({ signal }, 'stopping: committing, closing stores');
     const clean = await running.close();
     logger.info({ clean }, `${name} stopped`);
     process.exit(clean ? 0 : 1);

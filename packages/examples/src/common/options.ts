@@ -17,6 +17,8 @@ export interface AppOptions {
   commitIntervalMs?: number;
   /** Unset: core's default (10 s): how soon the group notices a member that died without leaving. */
   sessionTimeoutMs?: number;
+  /** KIP-345's static membership: a restart with the same id gets its tasks back, no rebalance. */
+  groupInstanceId?: string;
   /** HTTP port for interactive queries; 0 picks a free one. */
   port: number;
   /** The host other instances use to reach this one (the `host` of `applicationServer`). */
@@ -152,6 +154,12 @@ function specs(app: AppDefaults) {
       help: 'how soon the group notices an instance that died without leaving (default: 10000; brokers allow 6000 and up)',
       parse: integer(1_000, 3_600_000, 'a number of milliseconds'),
     } satisfies FlagSpec<number>,
+    groupInstanceId: {
+      flag: '--group-instance-id',
+      env: 'GROUP_INSTANCE_ID',
+      help: "static membership: this instance's own stable id (e.g. the pod name); a restart with it within the session timeout gets its tasks back without a rebalance",
+      parse: name('a group instance id'),
+    } satisfies FlagSpec<string>,
     port: {
       flag: '--port',
       env: 'PORT',
@@ -324,6 +332,7 @@ export function parseAppArgs(
     stateDir: read('stateDir') as string | undefined,
     commitIntervalMs: read('commitIntervalMs') as number | undefined,
     sessionTimeoutMs: read('sessionTimeoutMs') as number | undefined,
+    groupInstanceId: read('groupInstanceId') as string | undefined,
     port: read('port') as number,
     host: read('host') as string,
     partitions: read('partitions') as number,

@@ -97,6 +97,7 @@ export async function startService<Q>(
       ...spec.streamsConfig,
       ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
       ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
+      ...(options.groupInstanceId !== undefined && { groupInstanceId: options.groupInstanceId }),
       ...(options.sessionTimeoutMs !== undefined && {
         consumer: { sessionTimeoutMs: options.sessionTimeoutMs },
       }),

@@ -92,8 +92,10 @@ export function removedFromGroupError(
 ): GroupMembershipError {
   const slow =
     sinceLastPollMs !== undefined && sinceLastPollMs > maxPollIntervalMs
-      ? ` The last poll was ${sinceLastPollMs} ms ago, longer than maxPollIntervalMs (${maxPollIntervalMs} ms): ` +
-        'processing one batch took too long. Raise maxPollIntervalMs or process smaller batches.'
+      ? ` The stream thread's last poll was ${sinceLastPollMs} ms ago, longer than consumer.rebalanceTimeoutMs ` +
+        `(${maxPollIntervalMs} ms, which kstreams uses as Java's max.poll.interval.ms): one section of the ` +
+        'thread (a batch, a commit, a punctuation) took too long. Raise consumer.rebalanceTimeoutMs, or ' +
+        'make that work shorter.'
       : '';
   return new GroupMembershipError(
     cause,

@@ -9,6 +9,8 @@ import { type KafkajsEncoder, NO_TAGGED_FIELDS, type RequestProtocol } from '../
 import { type DecoderWithArrays as Dec, decoder, encoder, readCompactBytes } from './wire.ts';
 
 export const API = {
+  // v8: the first flexible one, with group.instance.id (v7); v9 only renames for KIP-848.
+  OffsetCommit: { key: 8, min: 8, max: 8 },
   JoinGroup: { key: 11, min: 6, max: 9 },
   Heartbeat: { key: 12, min: 4, max: 4 },
   LeaveGroup: { key: 13, min: 4, max: 5 },
@@ -73,6 +75,20 @@ export interface LeaveGroupResponse {
   throttleTimeMs: number;
   errorCode: number;
   members: Array<{ memberId: string; groupInstanceId: string | null; errorCode: number }>;
+}
+
+/** Offsets committed in the member's generation: the coordinator refuses a stale member's. */
+export interface OffsetCommitRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: number }> }>;
+}
+
+export interface OffsetCommitResponse {
+  throttleTimeMs: number;
+  topics: Array<{ topic: string; partitions: Array<{ partition: number; errorCode: number }> }>;
 }
 
 /** A response with an error code only (Heartbeat). */
@@ -205,6 +221,45 @@ export function decodeLeaveGroup(data: Buffer, _version: number): LeaveGroupResp
   return { throttleTimeMs, errorCode, members };
 }
 
+export function encodeOffsetCommit(r: OffsetCommitRequest, _version: number): Buffer {
+  const e = encoder()
+    .writeUVarInt(NO_TAGGED_FIELDS)
+    .writeUVarIntString(r.groupId)
+    .writeInt32(r.generationId)
+    .writeUVarIntString(r.memberId)
+    .writeUVarIntString(r.groupInstanceId);
+  e.writeUVarInt(r.topics.length + 1);
+  for (const t of r.topics) {
+    e.writeUVarIntString(t.topic).writeUVarInt(t.partitions.length + 1);
+    for (const p of t.partitions)
+      e.writeInt32(p.partition)
+        .writeInt64(p.offset)
+        .writeInt32(-1) // committed leader epoch: unknown
+        .writeUVarIntString(null) // metadata
+        .writeUVarInt(NO_TAGGED_FIELDS);
+    e.writeUVarInt(NO_TAGGED_FIELDS);
+  }
+  return e.writeUVarInt(NO_TAGGED_FIELDS).buffer;
+}
+
+export function decodeOffsetCommit(data: Buffer, _version: number): OffsetCommitResponse {
+  const d = decoder(data);
+  d.readTaggedFields();
+  const throttleTimeMs = d.readInt32();
+  const topics = compactArray(d, (t) => {
+    const topic = t.readUVarIntString() ?? '';
+    const partitions = compactArray(t, (p) => {
+      const partition = { partition: p.readInt32(), errorCode: p.readInt16() };
+      p.readTaggedFields();
+      return partition;
+    });
+    t.readTaggedFields();
+    return { topic, partitions };
+  });
+  d.readTaggedFields();
+  return { throttleTimeMs, topics };
+}
+
 function compactArray<T>(d: Dec, read: (d: Dec) => T): T[] {
   const n = d.readUVarInt() - 1;
   const items: T[] = [];
@@ -213,6 +268,7 @@ function compactArray<T>(d: Dec, read: (d: Dec) => T): T[] {
 }
 
 const CODECS = {
+  OffsetCommit: { encode: encodeOffsetCommit, decode: decodeOffsetCommit },
   JoinGroup: { encode: encodeJoinGroup, decode: decodeJoinGroup },
   SyncGroup: { encode: encodeSyncGroup, decode: decodeSyncGroup },
   Heartbeat: { encode: encodeHeartbeat, decode: decodeHeartbeat },
@@ -220,6 +276,7 @@ const CODECS = {
 };
 
 interface Requests {
+  OffsetCommit: [OffsetCommitRequest, OffsetCommitResponse];
   JoinGroup: [JoinGroupRequest, JoinGroupResponse];
   SyncGroup: [SyncGroupRequest, SyncGroupResponse];
   Heartbeat: [HeartbeatRequest, ErrorResponse];

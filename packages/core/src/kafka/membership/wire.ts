@@ -6,6 +6,7 @@ import { Decoder, Encoder, type KafkajsDecoder } from '../kafkajs-protocol.ts';
 export interface EncoderWithArrays {
   writeInt16(value: number): EncoderWithArrays;
   writeInt32(value: number): EncoderWithArrays;
+  writeInt64(value: number | string): EncoderWithArrays;
   writeBoolean(value: boolean): EncoderWithArrays;
   writeUVarInt(value: number): EncoderWithArrays;
   writeUVarIntString(value: string | null): EncoderWithArrays;

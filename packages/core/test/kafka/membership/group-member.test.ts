@@ -24,6 +24,7 @@ class FakeCoordinator implements CoordinatorLink {
     SyncGroup: [],
     Heartbeat: [],
     LeaveGroup: [],
+    OffsetCommit: [],
   };
   generation = 1;
 
@@ -49,6 +50,7 @@ class FakeCoordinator implements CoordinatorLink {
       SyncGroup: { errorCode: 0, assignment: Buffer.alloc(0) },
       Heartbeat: { errorCode: 0 },
       LeaveGroup: { errorCode: 0, members: [] },
+      OffsetCommit: { topics: [] },
     }[api];
     return { throttleTimeMs: 0, ...defaults, ...(answer?.(body) ?? {}) } as Response<A>;
   }
@@ -171,7 +173,8 @@ describe('GroupMember', () => {
     const { member, errors } = memberWith(fake, { rebalanceTimeoutMs: 50 });
     await member.start();
     await until(() => errors.length > 0);
-    expect(errors[0]!.message).toMatch(/longer than maxPollIntervalMs \(50 ms\)/);
+    expect(errors[0]!.message).toMatch(/longer than consumer.rebalanceTimeoutMs \(50 ms, /);
+    expect(errors[0]!.message).toContain('Raise consumer.rebalanceTimeoutMs');
     expect(fake.sentOf('LeaveGroup')).toHaveLength(1);
     expect(member.ownedPartitions).toEqual([]);
     expect(fake.sentOf('JoinGroup')).toHaveLength(1);

@@ -1,0 +1,270 @@
+// Rolling restarts and kill -9 of a 3-instance word count under exactly_once (issue 36), on
+// kstreams' own group member (cooperative, static: each instance a groupInstanceId) and, in the
+// same run, on kafkajs' eager consumer (KSTREAMS_LEGACY_GROUP=1). Per path:
+// - the stores are filled with BENCH_ROLL_KEYS distinct words first, then lines flow at
+//   BENCH_ROLL_RATE lines/s while each instance in turn is stopped (SIGTERM) and started again;
+// - for every task that stays on an instance that is not restarting, the longest time between two
+//   of its commits during a restart (from the instances' debug logs: "committed");
+// - p99 end-to-end latency (output record received minus its input line's send time) during the
+//   roll against the steady state before it;
+// - the same longest gap over the steady window before the roll (the machine's load alone);
+// - scaling out to a 4th instance and back in: the longest gap between two commits of the tasks
+//   that stay (cooperative rebalances on kstreams' member, eager ones on kafkajs');
+// - kill -9 of one instance and an immediate restart with the same id: the time from the new
+//   process's spawn to its first commit.
+// The apps are core's crash-test fixture (test/runtime/fixtures/word-count-app.ts), bundled.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { bundleEntry } from '../scripts/test/bundle.ts';
+import {
+  benchKafka,
+  brokersFromEnv,
+  connectAdmin,
+  createTopics,
+  deleteAll,
+  preload,
+} from './word-count/cluster.ts';
+import { generateLines, vocabulary } from './word-count/corpus.ts';
+import { produceAtRate } from './word-count/latency.ts';
+
+const brokers = brokersFromEnv();
+const KEYS = Number(process.env.BENCH_ROLL_KEYS ?? 300_000);
+const RATE = Number(process.env.BENCH_ROLL_RATE ?? 500);
+const PARTITIONS = 6;
+const COMMIT_INTERVAL_MS = 100;
+const SETTLE_MS = 3_000;
+
+/** Log lines of a start, in order: the member's assignment, then each task running. */
+const MILESTONES = ['assignment received', 'task running'];
+
+interface Commit {
+  at: number;
+  tasks: string[];
+}
+
+class Instance {
+  child?: ChildProcess;
+  run = 0;
+  spawnedAt = 0;
+  /** The first time of each milestone log line of each run. */
+  readonly milestones = new Map<number, Map<string, number>>();
+  /** Commits of each run, by run number. */
+  readonly commits = new Map<number, Commit[]>();
+  exited?: Promise<void>;
+  constructor(
+    readonly script: string,
+    readonly env: Record<string, string>,
+  ) {}
+
+  start(): void {
+    const run = ++this.run;
+    this.spawnedAt = Date.now();
+    this.commits.set(run, []);
+    const child = spawn(process.execPath, [this.script], {
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.child = child;
+    this.exited = new Promise((r) => child.once('exit', () => r()));
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      if (!line.includes('"msg":"')) return;
+      try {
+        const e = JSON.parse(line) as { msg?: string; time: number; tasks?: string[] };
+        if (e.msg === 'committed' && e.tasks) this.commits.get(run)!.push({ at: e.time, tasks: e.tasks });
+        // The first of each milestone per run, for the kill-to-commit breakdown.
+        else if (e.msg !== undefined && MILESTONES.includes(e.msg)) {
+          const seen = this.milestones.get(run) ?? new Map<string, number>();
+          if (!seen.has(e.msg)) seen.set(e.msg, e.time);
+          this.milestones.set(run, seen);
+        }
+      } catch {}
+    });
+  }
+
+  async signal(sig: NodeJS.Signals): Promise<void> {
+    this.child?.kill(sig);
+    await this.exited;
+  }
+
+  firstCommitAfter(run: number): Promise<number> {
+    return new Promise((resolve) => {
+      const poll = setInterval(() => {
+        const first = this.commits.get(run)?.[0];
+        if (first) {
+          clearInterval(poll);
+          resolve(first.at);
+        }
+      }, 20);
+    });
+  }
+}
+
+/** Longest gap between two commits of each task of `commits` within [from, to] (with the commits around). */
+function longestGaps(commits: Commit[], from: number, to: number): Map<string, number> {
+  const byTask = new Map<string, number[]>();
+  for (const c of commits) for (const t of c.tasks) byTask.set(t, [...(byTask.get(t) ?? []), c.at]);
+  const gaps = new Map<string, number>();
+  for (const [task, times] of byTask) {
+    // Only tasks that committed before and after the window stayed on this instance.
+    if (!(times.some((t) => t < from) && times.some((t) => t > to))) continue;
+    let longest = 0;
+    for (let i = 1; i < times.length; i++)
+      if (times[i]! >= from && times[i - 1]! <= to) longest = Math.max(longest, times[i]! - times[i - 1]!);
+    gaps.set(task, longest);
+  }
+  return gaps;
+}
+
+const p99 = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.floor(0.99 * s.length))]!;
+};
+
+async function runPath(script: string, legacy: boolean) {
+  const tag = `roll-${legacy ? 'legacy' : 'own'}-${Date.now().toString(36)}`;
+  const admin = await connectAdmin(brokers);
+  const kafka = benchKafka(brokers, tag);
+  const input = `${tag}-in`;
+  const output = `${tag}-out`;
+  await createTopics(admin, [input, output], PARTITIONS);
+  // The stores hold KEYS distinct words before the roll (300,000 in the issue's figures).
+  const words = vocabulary(KEYS, () => Math.random());
+  const fill: string[] = [];
+  for (let i = 0; i < words.length; i += 10) fill.push(words.slice(i, i + 10).join(' '));
+  await preload(kafka, input, fill, PARTITIONS);
+  const latencies: Array<{ at: number; ms: number }> = [];
+  const reader = kafka.consumer({ groupId: `${tag}-reader`, readUncommitted: false });
+  await reader.connect();
+  await reader.subscribe({ topic: output, fromBeginning: true });
+  await reader.run({
+    eachBatch: async ({ batch }) => {
+      const now = Date.now();
+      for (const m of batch.messages) latencies.push({ at: now, ms: now - Number(m.timestamp) });
+    },
+  });
+  const instances = [0, 1, 2].map(
+    (i) =>
+      new Instance(script, {
+        KAFKA_BROKERS: brokers.join(','),
+        APPLICATION_ID: tag,
+        INPUT_TOPIC: input,
+        OUTPUT_TOPIC: output,
+        STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
+        PROCESSING_GUARANTEE: 'exactly_once',
+        COMMIT_INTERVAL_MS: String(COMMIT_INTERVAL_MS),
+        SESSION_TIMEOUT_MS: '10000',
+        GROUP_INSTANCE_ID: `${tag}-${i}`,
+        LOG_LEVEL: 'debug',
+        ...(legacy ? { KSTREAMS_LEGACY_GROUP: '1' } : {}),
+      }),
+  );
+  for (const inst of instances) inst.start();
+  // The fill is processed: every instance has committed, and the output has as many records.
+  const filled = fill.join(' ').split(' ').length;
+  const fillDeadline = Date.now() + 300_000;
+  while (latencies.length < filled) {
+    if (Date.now() > fillDeadline)
+      throw new Error(`the fill was not processed in 300 s (${latencies.length} of ${filled})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const lines = generateLines({ lines: RATE * 120, seed: 5, vocabularySize: KEYS });
+  const flowing = produceAtRate(kafka, input, lines, RATE, PARTITIONS);
+  const steadyFrom = Date.now() + 2_000;
+  await new Promise((r) => setTimeout(r, 10_000));
+  const steadyTo = Date.now();
+  const windows: Array<{ restarted: number; from: number; to: number }> = [];
+  for (const [i, inst] of instances.entries()) {
+    const from = Date.now();
+    await inst.signal('SIGTERM');
+    inst.start();
+    await inst.firstCommitAfter(inst.run);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    windows.push({ restarted: i, from, to: Date.now() });
+  }
+  const rollTo = Date.now();
+  // kill -9 and an immediate restart with the same groupInstanceId.
+  const victim = instances[1]!;
+  await victim.signal('SIGKILL');
+  victim.start();
+  const firstCommit = (await victim.firstCommitAfter(victim.run)) - victim.spawnedAt;
+  const seen = victim.milestones.get(victim.run) ?? new Map<string, number>();
+  const breakdown = Object.fromEntries(
+    MILESTONES.map((m) => [m, (seen.get(m) ?? Number.NaN) - victim.spawnedAt]),
+  );
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  // Scaling out to a 4th instance (a dynamic member) and back in: rebalances that move tasks
+  // (cooperative on kstreams' member), while the tasks that stay should go on committing.
+  const extra = new Instance(script, {
+    ...instances[0]!.env,
+    STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
+    GROUP_INSTANCE_ID: '',
+  });
+  const scaleWindows: Array<{ from: number; to: number }> = [];
+  let from = Date.now();
+  extra.start();
+  await extra.firstCommitAfter(1);
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  scaleWindows.push({ from, to: Date.now() });
+  from = Date.now();
+  await extra.signal('SIGTERM');
+  await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
+  scaleWindows.push({ from, to: Date.now() });
+  const scaleGaps: number[] = [];
+  for (const w of scaleWindows)
+    for (const inst of instances)
+      for (const commits of inst.commits.values())
+        for (const g of longestGaps(commits, w.from, w.to).values()) scaleGaps.push(g);
+  const gaps: number[] = [];
+  for (const w of windows)
+    for (const [j, inst] of instances.entries()) {
+      if (j === w.restarted) continue;
+      // The run of instance j that lived through the window.
+      for (const commits of inst.commits.values())
+        for (const g of longestGaps(commits, w.from, w.to).values()) gaps.push(g);
+    }
+  // The same measure over the steady window: what the machine's load alone gives.
+  const steadyGaps: number[] = [];
+  for (const inst of instances)
+    for (const g of longestGaps(inst.commits.get(1)!, steadyFrom, steadyTo).values()) steadyGaps.push(g);
+  const during = latencies.filter((l) => l.at >= windows[0]!.from && l.at <= rollTo).map((l) => l.ms);
+  const steady = latencies.filter((l) => l.at >= steadyFrom && l.at <= steadyTo).map((l) => l.ms);
+  for (const inst of instances) await inst.signal('SIGTERM');
+  await reader.disconnect();
+  await flowing.catch(() => {});
+  await deleteAll(admin, [tag], [tag, `${tag}-reader`]);
+  await admin.disconnect();
+  return {
+    path: legacy ? 'kafkajs eager (legacy)' : 'kstreams member (cooperative, static)',
+    keptTasks: gaps.length,
+    steadyLongestGapMs: Math.max(0, ...steadyGaps),
+    longestGapMs: Math.max(0, ...gaps),
+    medianLongestGapMs: [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? Number.NaN,
+    p99SteadyMs: p99(steady),
+    p99RollMs: p99(during),
+    scaleKeptTasks: scaleGaps.length,
+    scaleLongestGapMs: Math.max(0, ...scaleGaps),
+    scaleMedianGapMs: [...scaleGaps].sort((a, b) => a - b)[Math.floor(scaleGaps.length / 2)] ?? Number.NaN,
+    killRestartToFirstCommitMs: firstCommit,
+    killRestartMs: breakdown,
+  };
+}
+
+const script = await bundleEntry(
+  join(import.meta.dirname, '../packages/core/test/runtime/fixtures/word-count-app.ts'),
+);
+console.log(
+  `rolling restart: 3 instances, exactly_once, ${PARTITIONS} partitions, ${KEYS} keys, ${RATE} lines/s, commit interval ${COMMIT_INTERVAL_MS} ms (target: longest gap <= ${2 * COMMIT_INTERVAL_MS + 1000} ms)`,
+);
+const rows = [];
+// BENCH_ROLL_PATHS=own (or legacy) runs one path only.
+const paths = (process.env.BENCH_ROLL_PATHS ?? 'own,legacy').split(',');
+for (const legacy of [false, true].filter((l) => paths.includes(l ? 'legacy' : 'own'))) {
+  const row = await runPath(script, legacy);
+  console.log(JSON.stringify(row));
+  rows.push(row);
+}
+console.table(rows);
+process.exit(0);

@@ -1,0 +1,213 @@
+// The stream thread's consumer on kstreams' own group membership: a GroupMember (cooperative and
+// static, KIP-429 and KIP-345) says which partitions are this instance's, a PartitionFetcher
+// fetches them by manual assignment, and the runtime's rebalance listener (the task manager) is
+// told of each change. Heartbeats run on the member's own timer, so a long restore or commit does
+// not drop the member; only a stalled thread (no poll() for the rebalance timeout, Java's
+// max.poll.interval.ms) gives its partitions up. at_least_once commits go to the coordinator in
+// the member's generation (offset-commit.ts) on a connection of their own, so a JoinGroup waiting
+// for the other members does not hold them up.
+import type { Kafka } from 'kafkajs';
+import type { ResolvedConfig } from '../../config/streams-config.ts';
+import type { TopicPartitionOffset } from '../admin.ts';
+import { type AssignorOptions, decodeUserData, encodeUserData } from '../assignor.ts';
+import type { InputBatch } from '../consumer.ts';
+import type { FetcherBatch, FetcherPartition, PartitionFetcherOptions } from '../partition-fetcher.ts';
+import type { TopicPartitions } from './consumer-protocol.ts';
+import { CoordinatorClient, type CoordinatorLink } from './coordinator.ts';
+import { GroupMember, type RebalanceListener } from './group-member.ts';
+import { commitGroupOffsets } from './offset-commit.ts';
+import { streamsAssignor } from './task-assignment.ts';
+
+/** What the consumer needs of the fetch loop (kafka/partition-fetcher.ts' PartitionFetcher). */
+export interface FetchLoop {
+  assign(partitions: Array<FetcherPartition & { offset?: number }>): void;
+  unassign(partitions: FetcherPartition[]): Promise<void>;
+  seek(tp: FetcherPartition & { offset: number }): void;
+  pause(tps: FetcherPartition[]): void;
+  resume(tps: FetcherPartition[]): void;
+  paused(): Array<{ topic: string; partitions: number[] }>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** What the consumer needs of the group member (a fake in unit tests). */
+export type Membership = Pick<GroupMember, 'start' | 'poll' | 'close' | 'groupMetadata'>;
+
+export interface GroupConsumerHandlers {
+  onBatch(batch: InputBatch): Promise<void>;
+  /** The runtime's side of each rebalance; its callbacks run one at a time. */
+  listener: RebalanceListener;
+  onControlRecords(topic: string, partition: number, first: number, last: number): void;
+  onFetched?(topic: string, partition: number, highWatermark: number): void;
+  onFetchedEnd?(topic: string, partition: number, endOffset: number, emptyAt: number | undefined): void;
+  /** The position of a partition left its log: where to go (the topic's reset policy). */
+  onOffsetOutOfRange(tp: FetcherPartition, position: number): Promise<number>;
+  /** The fetch loop stopped for good (it retries transient failures itself). */
+  onFetchError(error: Error): void;
+}
+
+export interface GroupConsumerParts {
+  /** The fetch loop (kafka/partition-fetcher.ts' PartitionFetcher in the runtime). */
+  newFetcher(options: PartitionFetcherOptions): FetchLoop;
+  /** Default: a GroupMember with the streams assignor. */
+  newMember?(listener: RebalanceListener): Membership;
+  /** Default: a coordinator connection of its own. */
+  commitLink?: CoordinatorLink;
+}
+
+const asFetcherPartitions = (list: TopicPartitions[]): FetcherPartition[] =>
+  list.flatMap(({ topic, partitions }) => partitions.map((partition) => ({ topic, partition })));
+
+const keyOf = (tp: FetcherPartition) => `${tp.topic}\u0000${tp.partition}`;
+
+export class GroupConsumer {
+  private fetcher?: FetchLoop;
+  private member?: Membership;
+  private readonly commitLink: CoordinatorLink;
+  /** The partitions the fetcher holds: a seek of any other (revoked meanwhile) is dropped. */
+  private readonly assigned = new Set<string>();
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly config: ResolvedConfig,
+    private readonly assignor: AssignorOptions,
+    private readonly parts: GroupConsumerParts,
+  ) {
+    this.commitLink = parts.commitLink ?? new CoordinatorClient(kafka, config.applicationId);
+  }
+
+  async start(topics: string[], handlers: GroupConsumerHandlers): Promise<void> {
+    const { config } = this;
+    this.fetcher = this.parts.newFetcher({
+      kafka: this.kafka,
+      readCommitted: config.consumer.isolationLevel !== 'read_uncommitted',
+      maxWaitMs: config.consumer.maxWaitTimeMs,
+      // As the kafkajs consumer's (kafka/consumer.ts): a response is capped at 1 MiB, so one batch's
+      // processing stays short and what waits decoded in memory is bounded.
+      maxBytes: 1024 * 1024,
+      maxBytesPerPartition: 256 * 1024,
+      onBatch: (batch) => {
+        this.member?.poll();
+        handlers.onFetched?.(batch.topic, batch.partition, batch.highWatermark);
+        return handlers.onBatch(this.inputBatch(batch));
+      },
+      onFetchedEnd: handlers.onFetchedEnd,
+      onControlRecords: handlers.onControlRecords,
+      onOffsetOutOfRange: handlers.onOffsetOutOfRange,
+      onError: handlers.onFetchError,
+    });
+    const listener = this.fetchingListener(handlers.listener);
+    this.member = this.parts.newMember?.(listener) ?? this.newMember(topics, listener);
+    await this.fetcher.start();
+    await this.member.start();
+  }
+
+  /**
+   * The runtime's listener, with the fetcher following the assignment: new partitions are
+   * assigned before the runtime hears of them (unfetched until its tasks seek), revoked and lost
+   * ones unassigned after it closed their tasks, outside its callback: unassign waits for a batch
+   * of theirs that may be waiting for the runtime.
+   */
+  private fetchingListener(runtime: RebalanceListener): RebalanceListener {
+    const unassign = async (list: TopicPartitions[]) => {
+      const tps = asFetcherPartitions(list);
+      for (const tp of tps) this.assigned.delete(keyOf(tp));
+      await this.fetcher?.unassign(tps);
+    };
+    return {
+      onPartitionsRevoked: async (partitions) => {
+        await runtime.onPartitionsRevoked(partitions);
+        await unassign(partitions);
+      },
+      onPartitionsAssigned: async (added, assignment, generationId) => {
+        const tps = asFetcherPartitions(added);
+        for (const tp of tps) this.assigned.add(keyOf(tp));
+        this.fetcher?.assign(tps);
+        await runtime.onPartitionsAssigned(added, assignment, generationId);
+      },
+      onPartitionsLost: async (partitions, cause) => {
+        await runtime.onPartitionsLost(partitions, cause);
+        await unassign(partitions);
+      },
+      onFatal: (error) => runtime.onFatal(error),
+    };
+  }
+
+  private newMember(topics: string[], listener: RebalanceListener): GroupMember {
+    const { config, assignor } = this;
+    return new GroupMember(this.kafka, {
+      groupId: config.applicationId,
+      groupInstanceId: config.groupInstanceId ?? null,
+      topics,
+      sessionTimeoutMs: config.consumer.sessionTimeoutMs,
+      rebalanceTimeoutMs: config.consumer.rebalanceTimeoutMs,
+      heartbeatIntervalMs: config.consumer.heartbeatIntervalMs,
+      assignor: streamsAssignor({
+        subtopologies: assignor.subtopologies,
+        previousTasks: (userData) => decodeUserData(userData).ownedTasks,
+        assignmentUserData: (_memberId, tasks) => Buffer.from(JSON.stringify({ tasks })),
+      }),
+      listener,
+      userData: () =>
+        encodeUserData({ ownedTasks: assignor.ownedTasks(), applicationServer: assignor.applicationServer }),
+    });
+  }
+
+  private inputBatch(batch: FetcherBatch): InputBatch {
+    return {
+      topic: batch.topic,
+      partition: batch.partition,
+      messages: batch.messages,
+      lastOffset: batch.lastOffset,
+      highWatermark: batch.highWatermark,
+      // onFetchedEnd told it already, in fetch order.
+      endOffset: undefined,
+      isStale: () => batch.isStale(),
+      resolveOffset: (offset) => batch.resolveOffset(offset),
+      // Heartbeats go on in the background; this is the loop's sign of life.
+      heartbeat: async () => this.member?.poll(),
+    };
+  }
+
+  /** The thread's loop is alive (Java's poll()): see GroupMember.poll. */
+  poll(): void {
+    this.member?.poll();
+  }
+
+  /** Java's ConsumerGroupMetadata: the generation commits are made in. */
+  groupMetadata(): { generationId: number; memberId: string; groupInstanceId: string | null } {
+    return this.member?.groupMetadata() ?? { generationId: -1, memberId: '', groupInstanceId: null };
+  }
+
+  pause(partitions: FetcherPartition[]): void {
+    if (partitions.length > 0) this.fetcher?.pause(partitions);
+  }
+
+  resume(partitions: FetcherPartition[]): void {
+    if (partitions.length > 0) this.fetcher?.resume(partitions);
+  }
+
+  paused(): Array<{ topic: string; partitions: number[] }> {
+    return this.fetcher?.paused() ?? [];
+  }
+
+  /** A partition revoked meanwhile is not the fetcher's any more: its seek is dropped. */
+  seek(tp: TopicPartitionOffset): void {
+    if (this.assigned.has(keyOf(tp))) this.fetcher?.seek(tp);
+  }
+
+  /** at_least_once's commit, in the member's generation (a stale member's is refused). */
+  async commitOffsets(offsets: TopicPartitionOffset[]): Promise<void> {
+    await commitGroupOffsets(this.commitLink, this.config.applicationId, this.groupMetadata(), offsets);
+  }
+
+  /**
+   * Stops heartbeating and fetching. `leaveGroup`: as KafkaStreams.close's CloseOptions (default:
+   * a dynamic member leaves, a static one keeps its place for the session timeout).
+   */
+  async stop({ leaveGroup }: { leaveGroup?: boolean } = {}): Promise<void> {
+    await this.member?.close({ leaveGroup });
+    await this.fetcher?.stop();
+    await this.commitLink.disconnect().catch(() => {});
+  }
+}
