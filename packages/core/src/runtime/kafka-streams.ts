@@ -30,6 +30,13 @@ import {
   readOnlyWindowStore,
   type StoreQueryParameters,
 } from './interactive-queries.ts';
+import {
+  type CloseOptions,
+  type KafkaStreamsEvents,
+  type KafkaStreamsState,
+  type StreamsMetadata,
+  TRANSITIONS,
+} from './kafka-streams-state.ts';
 import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { PatternTopicRefresh } from './pattern-refresh.ts';
@@ -40,53 +47,14 @@ import { queryLocalStores, type StateQueryOptions } from './state-query.ts';
 import { StreamThread } from './stream-thread.ts';
 import { askUncaughtHandler, type StreamsUncaughtExceptionHandler } from './uncaught-exceptions.ts';
 
-export interface StreamsMetadata {
-  host: string | undefined;
-  topicPartitions: Array<{ topic: string; partition: number }>;
-}
-
-/** Kafka Streams' application states. */
-
-export type KafkaStreamsState =
-  | 'CREATED'
-  | 'REBALANCING'
-  | 'RUNNING'
-  | 'PENDING_SHUTDOWN'
-  | 'NOT_RUNNING'
-  | 'PENDING_ERROR'
-  | 'ERROR';
-
-/** Kafka Streams' KafkaStreams.CloseOptions. */
-export interface CloseOptions {
-  /** How long close() waits for the thread to commit and stop (ms). Default 60,000. */
-  timeoutMs?: number;
-  /**
-   * Send LeaveGroup, so that the group rebalances at once. Default: only a dynamic member leaves;
-   * a static member (`groupInstanceId`) keeps its place for `consumer.sessionTimeoutMs`.
-   */
-  leaveGroup?: boolean;
-}
-
-/** What to do after an error a stream thread (or the global thread) cannot recover from by itself. */
 export type {
+  CloseOptions,
+  KafkaStreamsEvents,
+  KafkaStreamsState,
+  StreamsMetadata,
   StreamsUncaughtExceptionHandler,
   StreamThreadExceptionResponse,
-} from './uncaught-exceptions.ts';
-
-const TRANSITIONS: Record<KafkaStreamsState, KafkaStreamsState[]> = {
-  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
-  REBALANCING: ['RUNNING', 'REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
-  RUNNING: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
-  PENDING_SHUTDOWN: ['NOT_RUNNING'],
-  NOT_RUNNING: [],
-  PENDING_ERROR: ['ERROR'],
-  ERROR: [],
-};
-
-export interface KafkaStreamsEvents {
-  stateChange: [next: KafkaStreamsState, previous: KafkaStreamsState];
-  error: [error: Error];
-}
+} from './kafka-streams-state.ts';
 
 export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   readonly config: ResolvedConfig;

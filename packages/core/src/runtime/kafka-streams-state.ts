@@ -1,0 +1,48 @@
+// KafkaStreams' public types and its state machine (kafka-streams.ts holds the class).
+export interface StreamsMetadata {
+  host: string | undefined;
+  topicPartitions: Array<{ topic: string; partition: number }>;
+}
+
+/** Kafka Streams' application states. */
+export type KafkaStreamsState =
+  | 'CREATED'
+  | 'REBALANCING'
+  | 'RUNNING'
+  | 'PENDING_SHUTDOWN'
+  | 'NOT_RUNNING'
+  | 'PENDING_ERROR'
+  | 'ERROR';
+
+/** Kafka Streams' KafkaStreams.CloseOptions. */
+export interface CloseOptions {
+  /** How long close() waits for the thread to commit and stop (ms). Default 60,000. */
+  timeoutMs?: number;
+  /**
+   * Send LeaveGroup, so that the group rebalances at once. Default: only a dynamic member leaves;
+   * a static member (`groupInstanceId`) keeps its place for `consumer.sessionTimeoutMs`.
+   */
+  leaveGroup?: boolean;
+}
+
+/** What to do after an error a stream thread (or the global thread) cannot recover from by itself. */
+export type {
+  StreamsUncaughtExceptionHandler,
+  StreamThreadExceptionResponse,
+} from './uncaught-exceptions.ts';
+
+/** Kafka Streams' state machine: the states each state may go to. */
+export const TRANSITIONS: Record<KafkaStreamsState, KafkaStreamsState[]> = {
+  CREATED: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  REBALANCING: ['RUNNING', 'REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  RUNNING: ['REBALANCING', 'PENDING_SHUTDOWN', 'PENDING_ERROR'],
+  PENDING_SHUTDOWN: ['NOT_RUNNING'],
+  NOT_RUNNING: [],
+  PENDING_ERROR: ['ERROR'],
+  ERROR: [],
+};
+
+export interface KafkaStreamsEvents {
+  stateChange: [next: KafkaStreamsState, previous: KafkaStreamsState];
+  error: [error: Error];
+}
