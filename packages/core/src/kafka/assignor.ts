@@ -14,6 +14,8 @@ export const ASSIGNOR_NAME = 'kstreams-sticky-task';
 export interface MemberUserData {
   ownedTasks: string[];
   applicationServer?: string;
+  /** The instance asks every instance to stop (SHUTDOWN_APPLICATION; membership/shutdown-request.ts). */
+  shutdownRequested?: boolean;
 }
 
 export function encodeUserData(data: MemberUserData): Buffer {
@@ -27,6 +29,7 @@ export function decodeUserData(buf: Buffer | null | undefined): MemberUserData {
     return {
       ownedTasks: Array.isArray(parsed.ownedTasks) ? parsed.ownedTasks : [],
       applicationServer: parsed.applicationServer,
+      ...(parsed.shutdownRequested === true ? { shutdownRequested: true } : {}),
     };
   } catch {
     return { ownedTasks: [] };

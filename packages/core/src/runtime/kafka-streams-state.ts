@@ -1,8 +1,5 @@
 // KafkaStreams' public types and its state machine (kafka-streams.ts holds the class).
-export interface StreamsMetadata {
-  host: string | undefined;
-  topicPartitions: Array<{ topic: string; partition: number }>;
-}
+export type { StreamsMetadata } from './local-metadata.ts';
 
 /** Kafka Streams' application states. */
 export type KafkaStreamsState =

@@ -37,7 +37,7 @@ import {
   type StreamsMetadata,
   TRANSITIONS,
 } from './kafka-streams-state.ts';
-import { localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
+import { allStreamsClients, localThreadMetadata, type ThreadMetadata } from './local-metadata.ts';
 import { newMetrics, type StreamsMetrics } from './metrics.ts';
 import { PatternTopicRefresh } from './pattern-refresh.ts';
 import { prepareTopics } from './prepare-topics.ts';
@@ -134,14 +134,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    * Kafka Streams' metadataForAllStreamsClients: every live member of the app's group with its
    * `applicationServer` (undefined if it has none) and the input partitions assigned to it.
    */
-  async metadataForAllStreamsClients(): Promise<StreamsMetadata[]> {
-    const members = await this.admin.groupMembers(this.config.applicationId);
-    return members.map((m) => ({
-      host: m.applicationServer,
-      topicPartitions: Object.entries(m.assignment).flatMap(([topic, ps]) =>
-        ps.map((partition) => ({ topic, partition })),
-      ),
-    }));
+  metadataForAllStreamsClients(): Promise<StreamsMetadata[]> {
+    return allStreamsClients(this.admin, this.config.applicationId);
   }
 
   /** Kafka Streams' metadataForLocalThreads: this instance's thread and its tasks. */
@@ -334,6 +328,14 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
         if (this.thread === thread) this.setState(running ? 'RUNNING' : 'REBALANCING');
       },
       onFatal: (error) => void this.onFatal(thread, error),
+      onShutdownRequested: () => {
+        if (this.thread !== thread || this.closing) return;
+        const error = new StreamsError(
+          'another instance of the application asked every instance to stop (SHUTDOWN_APPLICATION)',
+        );
+        this.logger.error({ err: error }, 'application shutdown requested');
+        this.shutDownOnError(error);
+      },
     });
     this.thread = thread;
     await thread.start();
@@ -351,8 +353,13 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       await this.startThread().catch((e) => this.onFatal(this.thread!, e));
       return;
     }
-    // SHUTDOWN_APPLICATION would ask every instance to stop; kafkajs cannot send that signal
-    // through the group, so this instance stops and the others carry on (documented).
+    // SHUTDOWN_APPLICATION: the group's leader stops every instance (membership/shutdown-request.ts).
+    if (response === 'SHUTDOWN_APPLICATION') {
+      const timeoutMs = this.config.consumer.rebalanceTimeoutMs;
+      const sent = await thread.requestApplicationShutdown(timeoutMs).catch(() => false);
+      if (!sent)
+        this.logger.warn("SHUTDOWN_APPLICATION needs kstreams' own group member: this instance stops alone");
+    }
     this.shutDownOnError(error);
   }
 

@@ -1,6 +1,6 @@
 // Kafka Streams' ThreadMetadata / TaskMetadata for this instance, with what an operator asks of a
 // task besides: its state, lag, last commit, rollbacks and restores in progress.
-import type { TopicPartitionOffset } from '../kafka/admin.ts';
+import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import type { RestoreProgress, StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import { topicPartitionKey } from '../processor/internals/records.ts';
 import type { StreamThread } from './stream-thread.ts';
@@ -129,4 +129,24 @@ export function standbyTaskMetadata(
     lastCommitMs: null,
     restores: [],
   };
+}
+
+/** Kafka Streams' StreamsMetadata: an instance's `applicationServer` and its input partitions. */
+export interface StreamsMetadata {
+  host: string | undefined;
+  topicPartitions: Array<{ topic: string; partition: number }>;
+}
+
+/** Every live member of the app's group (Kafka Streams' metadataForAllStreamsClients). */
+export async function allStreamsClients(
+  admin: StreamsAdmin,
+  applicationId: string,
+): Promise<StreamsMetadata[]> {
+  const members = await admin.groupMembers(applicationId);
+  return members.map((m) => ({
+    host: m.applicationServer,
+    topicPartitions: Object.entries(m.assignment).flatMap(([topic, ps]) =>
+      ps.map((partition) => ({ topic, partition })),
+    ),
+  }));
 }

@@ -159,7 +159,24 @@ export class StreamThread {
         this.log.warn({ err: error }, 'fetching stopped');
         this.fatal(this.denied(error) ?? error);
       },
+      onShutdownRequested: () => this.deps.onShutdownRequested?.(),
     });
+  }
+
+  /**
+   * SHUTDOWN_APPLICATION from this instance's handler: its tasks close without committing (the
+   * thread failed), then the member asks the group to stop every instance. False on kafkajs' eager
+   * consumer (KSTREAMS_LEGACY_GROUP), which cannot carry the request.
+   */
+  async requestApplicationShutdown(timeoutMs: number): Promise<boolean> {
+    if (!(this.consumer instanceof GroupConsumer)) return false;
+    await this.mutex.run(async () => {
+      this.closing = true;
+      for (const rt of this.manager.tasks.values()) await rt.close({ dirty: true });
+      this.manager.tasks.clear();
+    }, 'SHUTDOWN_APPLICATION');
+    await this.consumer.requestShutdown(timeoutMs);
+    return true;
   }
 
   /** The group's or the input topics' ACLs refused: a retry would be refused the same way. */

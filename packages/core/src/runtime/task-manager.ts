@@ -44,6 +44,8 @@ export interface StreamThreadDeps {
   onRunningChange(running: boolean): void;
   /** An error the thread cannot recover from by itself; the app's handler decides. */
   onFatal(error: Error): void;
+  /** Another instance's SHUTDOWN_APPLICATION reached this one through the group. */
+  onShutdownRequested?(): void;
 }
 
 /** Partitions as the group member tells them (membership/consumer-protocol.ts' TopicPartitions). */

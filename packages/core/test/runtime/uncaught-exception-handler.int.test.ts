@@ -1,6 +1,7 @@
 // The uncaught exception handler decides what a stream thread's fatal error does: REPLACE_THREAD
 // starts a new thread that resumes from the last commit; the default, SHUTDOWN_CLIENT, stops the
-// app in ERROR. A task that fails more than 5 times in a row is such a fatal error.
+// app in ERROR; SHUTDOWN_APPLICATION stops every instance of the application, through the group.
+// A task that fails more than 5 times in a row is such a fatal error.
 import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
 import { KafkaStreams, type StreamThreadExceptionResponse } from '../../src/index.ts';
@@ -77,5 +78,49 @@ describe('uncaught exception handler', () => {
     const records = await readTopic(output, (r) => r.length >= 91, { timeoutMs: 3_000 });
     // Only what came before the 'boom' record (offset 45) can have been committed.
     expect(records.length).toBeLessThanOrEqual(45);
+  });
+
+  it('SHUTDOWN_APPLICATION: the other instance of the application stops in ERROR too, told by the group', async () => {
+    const { input, output, applicationId } = await topics.forApp('ueh-app', 2);
+    let armed = false;
+    const handled = new Map<string, string[]>();
+    const instance = (name: string) => {
+      const app = new KafkaStreams(
+        countingTopology(input, output, {
+          beforeCount: (r) => {
+            if (armed && r.value === 'boom') throw new Error(`boom in ${name}`);
+          },
+        }),
+        {
+          applicationId,
+          brokers: testBrokers(),
+          processingGuarantee: 'exactly_once_v2',
+          stateDir: tempStateDir(),
+          logger: 'silent',
+        },
+      );
+      apps.push(app);
+      handled.set(name, []);
+      app.setUncaughtExceptionHandler((error) => {
+        handled.get(name)!.push(error.message);
+        return 'SHUTDOWN_APPLICATION';
+      });
+      return app;
+    };
+    const a = instance('a');
+    const b = instance('b');
+    await a.start();
+    await b.start();
+    const tasks = (app: KafkaStreams) => app.metadataForLocalThreads().flatMap((t) => t.activeTasks).length;
+    await waitFor(() => tasks(a) === 1 && tasks(b) === 1, 60_000, 'one task on each instance');
+    armed = true;
+    await produce(input, INPUT);
+    await waitFor(() => a.state === 'ERROR' && b.state === 'ERROR', 60_000, 'both instances in ERROR');
+    // Exactly one instance failed (the one with key b's partition) and asked for the shutdown.
+    const failed = [...handled].filter(([, errors]) => errors.length > 0).map(([name]) => name);
+    expect(failed).toHaveLength(1);
+    expect(handled.get(failed[0]!)![0]).toMatch(new RegExp(`boom in ${failed[0]}`));
+    const other = failed[0] === 'a' ? b : a;
+    expect(other.error?.message).toMatch(/asked every instance to stop \(SHUTDOWN_APPLICATION\)/);
   });
 });

@@ -16,6 +16,7 @@ import type { TopicPartitions } from './consumer-protocol.ts';
 import { CoordinatorClient, type CoordinatorLink } from './coordinator.ts';
 import { GroupMember, type RebalanceListener } from './group-member.ts';
 import { commitGroupOffsets } from './offset-commit.ts';
+import { assignmentErrorCode, SHUTDOWN_REQUESTED, withShutdownRequests } from './shutdown-request.ts';
 import { streamsAssignor } from './task-assignment.ts';
 
 /** What the consumer needs of the fetch loop (kafka/partition-fetcher.ts' PartitionFetcher). */
@@ -31,7 +32,7 @@ export interface FetchLoop {
 }
 
 /** What the consumer needs of the group member (a fake in unit tests). */
-export type Membership = Pick<GroupMember, 'start' | 'poll' | 'close' | 'groupMetadata'>;
+export type Membership = Pick<GroupMember, 'start' | 'poll' | 'close' | 'groupMetadata' | 'rejoin'>;
 
 export interface GroupConsumerHandlers {
   onBatch(batch: InputBatch): Promise<void>;
@@ -44,6 +45,8 @@ export interface GroupConsumerHandlers {
   onOffsetOutOfRange(tp: FetcherPartition, position: number): Promise<number>;
   /** The fetch loop stopped for good (it retries transient failures itself). */
   onFetchError(error: Error): void;
+  /** An instance of the group asked for the application's shutdown (SHUTDOWN_APPLICATION). */
+  onShutdownRequested?(): void;
 }
 
 export interface GroupConsumerParts {
@@ -66,6 +69,8 @@ export class GroupConsumer {
   private readonly commitLink: CoordinatorLink;
   /** The partitions the fetcher holds: a seek of any other (revoked meanwhile) is dropped. */
   private readonly assigned = new Set<string>();
+  /** Sent in each join's userData once this instance asked for the application's shutdown. */
+  private shutdownRequested = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -96,7 +101,7 @@ export class GroupConsumer {
       onOffsetOutOfRange: handlers.onOffsetOutOfRange,
       onError: handlers.onFetchError,
     });
-    const listener = this.fetchingListener(handlers.listener);
+    const listener = this.fetchingListener(handlers.listener, handlers.onShutdownRequested);
     this.member = this.parts.newMember?.(listener) ?? this.newMember(topics, listener);
     await this.fetcher.start();
     await this.member.start();
@@ -108,7 +113,7 @@ export class GroupConsumer {
    * ones unassigned after it closed their tasks, outside its callback: unassign waits for a batch
    * of theirs that may be waiting for the runtime.
    */
-  private fetchingListener(runtime: RebalanceListener): RebalanceListener {
+  private fetchingListener(runtime: RebalanceListener, onShutdownRequested?: () => void): RebalanceListener {
     const unassign = async (list: TopicPartitions[]) => {
       const tps = asFetcherPartitions(list);
       for (const tp of tps) this.assigned.delete(keyOf(tp));
@@ -124,6 +129,7 @@ export class GroupConsumer {
         for (const tp of tps) this.assigned.add(keyOf(tp));
         this.fetcher?.assign(tps);
         await runtime.onPartitionsAssigned(added, assignment, generationId);
+        if (assignmentErrorCode(assignment.userData) === SHUTDOWN_REQUESTED) onShutdownRequested?.();
       },
       onPartitionsLost: async (partitions, cause) => {
         await runtime.onPartitionsLost(partitions, cause);
@@ -142,15 +148,38 @@ export class GroupConsumer {
       sessionTimeoutMs: config.consumer.sessionTimeoutMs,
       rebalanceTimeoutMs: config.consumer.rebalanceTimeoutMs,
       heartbeatIntervalMs: config.consumer.heartbeatIntervalMs,
-      assignor: streamsAssignor({
-        subtopologies: assignor.subtopologies,
-        previousTasks: (userData) => decodeUserData(userData).ownedTasks,
-        assignmentUserData: (_memberId, tasks) => Buffer.from(JSON.stringify({ tasks })),
-      }),
+      assignor: withShutdownRequests(
+        streamsAssignor({
+          subtopologies: assignor.subtopologies,
+          previousTasks: (userData) => decodeUserData(userData).ownedTasks,
+          assignmentUserData: (_memberId, tasks) => Buffer.from(JSON.stringify({ tasks })),
+        }),
+        (m) => decodeUserData(m.subscription.userData).shutdownRequested === true,
+      ),
       listener,
       userData: () =>
-        encodeUserData({ ownedTasks: assignor.ownedTasks(), applicationServer: assignor.applicationServer }),
+        encodeUserData({
+          ownedTasks: assignor.ownedTasks(),
+          applicationServer: assignor.applicationServer,
+          ...(this.shutdownRequested ? { shutdownRequested: true } : {}),
+        }),
     });
+  }
+
+  /**
+   * SHUTDOWN_APPLICATION: rejoins with the request in the subscription, so that the leader stops
+   * every member (shutdown-request.ts). Resolves when the join is done or after `timeoutMs`.
+   */
+  async requestShutdown(timeoutMs: number): Promise<void> {
+    this.shutdownRequested = true;
+    const member = this.member;
+    if (member === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([member.rejoin('the application shuts down (SHUTDOWN_APPLICATION)'), timeout]);
+    clearTimeout(timer);
   }
 
   private inputBatch(batch: FetcherBatch): InputBatch {

@@ -52,6 +52,15 @@ class FakeMember implements Membership {
   groupMetadata() {
     return { generationId: 7, memberId: 'm-7', groupInstanceId: 'pod-0' };
   }
+  readonly rejoins: string[] = [];
+  /** Resolves the pending rejoin (the join round's end). */
+  finishJoin?: () => void;
+  rejoin(reason: string): Promise<void> {
+    this.rejoins.push(reason);
+    return new Promise((resolve) => {
+      this.finishJoin = resolve;
+    });
+  }
 }
 
 function consumerWith() {
@@ -97,6 +106,7 @@ function consumerWith() {
     onControlRecords: () => {},
     onOffsetOutOfRange: async () => 0,
     onFetchError: () => {},
+    onShutdownRequested: () => void log.push('shutdown requested'),
   };
   return { consumer, handlers, log, commits, batches, fetcher: () => fetcher, member: () => member };
 }
@@ -195,5 +205,42 @@ describe('GroupConsumer', () => {
     await c.consumer.stop({ leaveGroup: true });
     expect(c.member().closed).toEqual({ leaveGroup: true });
     expect(c.fetcher().calls.at(-1)).toBe('stop');
+  });
+
+  it('SHUTDOWN_APPLICATION: rejoins with the request and waits for the join, bounded', async () => {
+    const c = consumerWith();
+    await c.consumer.start(['in'], c.handlers);
+    let done = false;
+    const request = c.consumer.requestShutdown(60_000).then(() => {
+      done = true;
+    });
+    expect(c.member().rejoins).toEqual(['the application shuts down (SHUTDOWN_APPLICATION)']);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(done).toBe(false);
+    c.member().finishJoin?.();
+    await request;
+    expect(done).toBe(true);
+    // A join that never ends does not hold the shutdown past the timeout.
+    const started = Date.now();
+    await c.consumer.requestShutdown(50);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("tells the runtime when an assignment carries the leader's SHUTDOWN_REQUESTED code, after the runtime took it", async () => {
+    const c = consumerWith();
+    await c.consumer.start(['in'], c.handlers);
+    const { listener } = c.member();
+    await listener.onPartitionsAssigned(
+      [],
+      { partitions: [], userData: Buffer.from('{"tasks":["0_0"]}') },
+      3,
+    );
+    expect(c.log).not.toContain('shutdown requested');
+    await listener.onPartitionsAssigned(
+      [],
+      { partitions: [], userData: Buffer.from(JSON.stringify({ tasks: [], errorCode: 2 })) },
+      4,
+    );
+    expect(c.log.slice(-2)).toEqual(['runtime assigned []', 'shutdown requested']);
   });
 });
