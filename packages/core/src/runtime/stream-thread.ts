@@ -91,8 +91,15 @@ export class StreamThread {
   async start(): Promise<void> {
     await this.manager.connect();
     const topics = this.manager.sourceTopics();
-    if (this.consumer instanceof GroupConsumer) await this.startMember(this.consumer, topics);
-    else await this.consumer.start(topics, this.legacyHandlers());
+    if (this.consumer instanceof GroupConsumer) {
+      // A refusal at the first join (the group's ACLs) puts the app into ERROR with what to grant,
+      // as one during the run does; start() itself succeeds, as with Kafka Streams.
+      const refused = await this.startMember(this.consumer, topics).then(
+        () => undefined,
+        (error: Error) => this.denied(error) ?? Promise.reject(error),
+      );
+      if (refused !== undefined) return this.fatal(refused);
+    } else await this.consumer.start(topics, this.legacyHandlers());
     const period = Math.min(100, this.deps.config.commitIntervalMs);
     this.tick = setInterval(() => {
       void this.mutex.run(() => this.onTick(), 'tick').catch((e) => this.fatal(e));
