@@ -37,7 +37,7 @@ export function pinoLogCreator(
         // kafkajs retries these itself; the caller reports the error if the retries run out.
         const verdict = conditions.seen(condition);
         if (condition === 'a broker does not answer')
-          connectivity?.failed(`${message} ${fields.error ?? ''}`.trim());
+          connectivity?.failed(`${message} ${typeof extra.error === 'string' ? extra.error : ''}`.trim());
         if (verdict.level === 'warn')
           kafkaLogger.warn(
             { ...fields, condition, lastedMs: verdict.lastedMs },
