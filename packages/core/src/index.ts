@@ -35,6 +35,7 @@ export {
   TopologyError,
 } from './errors.ts';
 export { authorizationCode } from './kafka/authorization.ts';
+export type { BrokerConnectivitySnapshot, BrokerOutage } from './kafka/broker-connectivity.ts';
 export { AuthorizationRefusals } from './kafka/refusals.ts';
 export * from './kstream/index.ts';
 export type {

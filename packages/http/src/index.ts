@@ -12,7 +12,14 @@ export {
   runningApp,
   toJson,
 } from './forwarding.ts';
-export { liveness, readiness } from './health.ts';
+export {
+  type BrokerHealth,
+  type BrokerOutageJson,
+  brokerHealth,
+  degradedReason,
+  liveness,
+  readiness,
+} from './health.ts';
 export {
   type KStreamsPluginOptions,
   kstreamsPlugin,

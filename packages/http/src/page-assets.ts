@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-export const PAGE_ASSETS = ['index.html', 'status-page.js', 'status-page.css', 'mermaid.min.js'] as const;
+export const PAGE_ASSETS = [
+  'index.html',
+  'status-page.js',
+  'broker-line.js',
+  'status-page.css',
+  'mermaid.min.js',
+] as const;
 export type PageAsset = (typeof PAGE_ASSETS)[number];
 
 function pageAssetPath(name: PageAsset): string {

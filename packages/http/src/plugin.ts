@@ -3,7 +3,7 @@
 // or start one with startHttpServer.
 import type { KafkaStreams } from '@kstreams/core';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import { liveness, readiness } from './health.ts';
+import { brokerHealth, degradedReason, liveness, readiness } from './health.ts';
 import { registerStoreQueries, type StoreQueryOptions } from './queries.ts';
 import { registerStateQueries } from './state-queries.ts';
 import { instanceStatus } from './status.ts';
@@ -26,9 +26,19 @@ export const kstreamsPlugin: FastifyPluginAsync<KStreamsPluginOptions> = async (
     const app = current();
     const state = app?.state ?? 'CREATED';
     const r = readiness(state);
-    reply.code(r.status);
-    if (!r.ready) reply.header('retry-after', '1');
-    return { status: state, ready: r.ready, ...(app?.error && { error: app.error.message }) };
+    const broker = app && brokerHealth(app.brokerConnectivity());
+    const reason = broker && degradedReason(broker);
+    const ready = r.ready && reason === undefined;
+    reply.code(ready ? 200 : 503);
+    if (!ready) reply.header('retry-after', '1');
+    return {
+      status: state,
+      ready,
+      ...(reason !== undefined && { degraded: true, reason }),
+      ...(app?.error && { error: app.error.message }),
+      // The outage going on, or the last one: what happened while nobody looked.
+      ...(broker && (broker.outage || broker.lastOutage) && { broker }),
+    };
   });
   fastify.get('/health/live', async (_req, reply) => {
     const state = current()?.state ?? 'CREATED';

@@ -7,6 +7,7 @@ import { type InstanceStatus, instanceStatus } from './status.ts';
 
 const TYPES: Partial<Record<PageAsset, string>> = {
   'status-page.js': 'text/javascript; charset=utf-8',
+  'broker-line.js': 'text/javascript; charset=utf-8',
   'status-page.css': 'text/css; charset=utf-8',
   'mermaid.min.js': 'text/javascript; charset=utf-8',
 };

@@ -1,6 +1,8 @@
-// The /status document: this instance, its tasks with their partitions and state, lag, last
-// commit, rollbacks and restores, and the topology as Mermaid for the status page.
+// The /status document: this instance, whether it reaches Kafka (the outage going on or the last
+// one), its tasks with their partitions and state, lag, last commit, rollbacks and restores, and
+// the topology as Mermaid for the status page.
 import type { KafkaStreams, ThreadMetadata } from '@kstreams/core';
+import { type BrokerHealth, brokerHealth } from './health.ts';
 
 export interface InstanceStatus {
   applicationId: string;
@@ -8,6 +10,8 @@ export interface InstanceStatus {
   applicationServer: string | null;
   state: string;
   error: string | null;
+  /** Whether the app reaches Kafka: the outage going on, or the last one. */
+  broker: BrokerHealth;
   processingGuarantee: string;
   /** Sum of every running task's input lag. */
   totalLag: number;
@@ -26,6 +30,7 @@ export function instanceStatus(app: KafkaStreams): InstanceStatus {
     applicationServer: app.config.applicationServer ?? null,
     state: app.state,
     error: app.error?.message ?? null,
+    broker: brokerHealth(app.brokerConnectivity()),
     processingGuarantee: app.config.processingGuarantee,
     totalLag,
     threads,

@@ -1,6 +1,6 @@
 // The status page in headless Chromium (Debian's package, installed here when missing): two
 // word-count instances of one app, the page of one of them must show both with their tasks and the
-// rendered topology; the screenshot goes to packages/http/test-output/.
+// rendered topology and whether each reaches Kafka; the screenshot goes to packages/http/test-output/.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,6 +124,10 @@ describe('the status page', () => {
     );
     // One input partition per task: 8 partitions, 8 sparklines.
     expect(await page.$$eval('svg.spark polyline', (ls) => ls.length)).toBe(8);
+    // Each card says whether its instance reaches Kafka (the outage case: broker-health.test.ts).
+    const brokerLines = await page.$$eval('section.instance p.broker', (ps) => ps.map((p) => p.textContent));
+    expect(brokerLines).toHaveLength(2);
+    for (const line of brokerLines) expect(line).toMatch(/^Kafka reachable · /);
     expect(errors).toEqual([]);
 
     // Interactive queries: each instance answers for "the" (in all 400 lines), one from its own

@@ -4,6 +4,7 @@ import './kafkajs-patches.ts';
 import { Kafka, type KafkaConfig, type logCreator, logLevel } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
+import { BrokerConnectivity, keepConnectivity } from './broker-connectivity.ts';
 import { installIntoLoadedKafkajs } from './kafkajs-patches.ts';
 import { AuthorizationRefusals } from './refusals.ts';
 import { selfResolvingCondition, TransientConditions } from './transient-conditions.ts';
@@ -18,6 +19,7 @@ export function pinoLogCreator(
   logger: Logger,
   conditions = new TransientConditions(),
   refusals?: AuthorizationRefusals,
+  connectivity?: BrokerConnectivity,
 ): logCreator {
   const kafkaLogger = logger.child({ component: 'kafkajs' });
   return () =>
@@ -34,6 +36,8 @@ export function pinoLogCreator(
       if (condition !== undefined) {
         // kafkajs retries these itself; the caller reports the error if the retries run out.
         const verdict = conditions.seen(condition);
+        if (condition === 'a broker does not answer')
+          connectivity?.failed(`${message} ${typeof extra.error === 'string' ? extra.error : ''}`.trim());
         if (verdict.level === 'warn')
           kafkaLogger.warn(
             { ...fields, condition, lastedMs: verdict.lastedMs },
@@ -65,13 +69,15 @@ export function createKafka(config: ResolvedConfig, clientIdSuffix = ''): Kafka 
       ? logLevel.INFO
       : logLevel.WARN;
   const refusals = new AuthorizationRefusals();
+  const connectivity = new BrokerConnectivity();
   const kafka = new Kafka({
     ...(config.kafkaClient as Partial<KafkaConfig>),
     clientId: `${config.clientId}${clientIdSuffix}`,
     brokers: config.brokers,
     logLevel: level,
-    logCreator: pinoLogCreator(config.logger, new TransientConditions(), refusals),
+    logCreator: pinoLogCreator(config.logger, new TransientConditions(), refusals, connectivity),
   });
   refusalsOf.set(kafka, refusals);
+  keepConnectivity(kafka, connectivity);
   return kafka;
 }

@@ -13,6 +13,7 @@
 // First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
 import './kafkajs-patches.ts';
 import type { Kafka, KafkaMessage } from 'kafkajs';
+import { noteBrokerAnswer, noteBrokerFailure } from './broker-connectivity.ts';
 import { hasErrorType, isRetriableError } from './error-kinds.ts';
 import {
   backoffMs,
@@ -290,7 +291,9 @@ export class PartitionFetcher {
       const broker = await this.cluster.findBroker({ nodeId });
       response = await sendFetch(broker, this.options, rotate(requested, this.turn++));
       this.failingSince.delete(nodeId);
+      noteBrokerAnswer(this.options.kafka);
     } catch (error) {
+      noteBrokerFailure(this.options.kafka, error);
       for (const s of parts) s.busy = false;
       this.brokerFailed(nodeId, parts, error as Error);
       return;

@@ -9,6 +9,7 @@ import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '.
 import { AuthenticationError, BrokerUnreachableError, IllegalStateError, StreamsError } from '../errors.ts';
 import { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
+import { type BrokerConnectivitySnapshot, connectivityOf } from '../kafka/broker-connectivity.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import { createMetricsRegistry } from '../metrics/prometheus.ts';
@@ -204,6 +205,11 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   /** The error that put the app into ERROR, if any. */
   get error(): Error | undefined {
     return this.lastError;
+  }
+
+  /** Whether the app reaches its brokers: the outage going on, or the last one (for /health). */
+  brokerConnectivity(): BrokerConnectivitySnapshot {
+    return connectivityOf(this.kafka)?.snapshot() ?? { reachable: true };
   }
 
   metrics(): Readonly<StreamsMetrics> {

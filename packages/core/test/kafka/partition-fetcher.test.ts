@@ -3,6 +3,7 @@
 // and connection failures, and that handlers never overlap.
 import type { Kafka } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
+import { BrokerConnectivity, keepConnectivity } from '../../src/kafka/broker-connectivity.ts';
 import type { FetchResponse } from '../../src/kafka/fetch-request.ts';
 import type { KafkajsBroker, KafkajsCluster } from '../../src/kafka/kafkajs-cluster.ts';
 import {
@@ -171,6 +172,27 @@ describe('PartitionFetcher (fake cluster)', () => {
     expect(fake.calls.get(1)).toBeGreaterThanOrEqual(2);
     expect(fake.calls.get(1)).toBeLessThan(10);
     expect(errors[0]!.message).toMatch(/broker 1 failed every fetch for \d+ ms: Connection error/);
+    await fetcher.stop();
+  });
+
+  it("records a broker's outage in the app's connectivity record, and its end at the first answer", async () => {
+    const down = Object.assign(new Error('Connection error: connect ECONNREFUSED'), {
+      name: 'KafkaJSConnectionError',
+      retriable: true,
+    });
+    const fake = fakeCluster([1], async (_n, call) => (call <= 2 ? down : idle()));
+    const kafka = {} as Kafka;
+    const record = new BrokerConnectivity();
+    keepConnectivity(kafka, record);
+    const { fetcher } = fetcherOn(fake.cluster, { kafka });
+    fetcher.assign([{ topic: 't', partition: 0, offset: 0 }]);
+    await fetcher.start();
+    await until(() => record.snapshot().outage !== undefined, 'the outage');
+    await until(() => record.snapshot().reachable, 'the first answer');
+    expect(record.snapshot().lastOutage).toMatchObject({
+      lastError: 'Connection error: connect ECONNREFUSED',
+      failures: 2,
+    });
     await fetcher.stop();
   });
 

@@ -3,12 +3,15 @@
 // app must recover by itself: exact counts under exactly_once, nothing lost under at_least_once.
 // The figures (time to recover after the outage, duplicates) are printed for the note. On a wrong
 // exactly_once output the message carries what the logs hold (txn-audit.ts): each record's
-// producer epoch and its transaction's marker, and the input per key.
+// producer epoch and its transaction's marker, and the input per key. One case serves the HTTP
+// plugin: /health must say degraded (with the reason) during the outage and healthy after it,
+// with the outage in /health's and /status' bodies.
 import { Kafka, logLevel } from 'kafkajs';
 import { pino } from 'pino';
 import { afterAll, describe, it } from 'vitest';
 import { ApiKey, FaultProxy } from '../../../../scripts/test/fault-proxy.ts';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
+import { type InstanceStatus, startHttpServer } from '../../../http/src/index.ts';
 import { KafkaStreams, type KafkaStreamsState, type ProcessingGuarantee } from '../../src/index.ts';
 import { countingTopology } from './fixtures/counting-topology.ts';
 import {
@@ -53,14 +56,14 @@ afterAll(async () => {
  * broker acted on it, the app cannot know), not after the first batch. With EndTxn the
  * coordinator has committed a transaction whose commit the app sees fail.
  */
-const CASES: Array<{ guarantee: ProcessingGuarantee; during?: 'EndTxn' }> = [
-  { guarantee: 'exactly_once' },
+const CASES: Array<{ guarantee: ProcessingGuarantee; during?: 'EndTxn'; http?: true }> = [
+  { guarantee: 'exactly_once', http: true },
   { guarantee: 'at_least_once' },
   { guarantee: 'exactly_once', during: 'EndTxn' },
 ];
 
 describe.concurrent('the broker unreachable for 60 s mid-run', () => {
-  for (const { guarantee, during } of CASES) {
+  for (const { guarantee, during, http } of CASES) {
     const name = `${guarantee}${during ? ` (from a lost ${during} answer on)` : ''}`;
     it(`${name}: recovers by itself after the outage`, async ({ expect, onTestFinished }) => {
       const proxy = new FaultProxy(0);
@@ -96,6 +99,16 @@ describe.concurrent('the broker unreachable for 60 s mid-run', () => {
       onTestFinished(async () => {
         await app.close({ timeoutMs: 30_000 });
       });
+      const server = http ? await startHttpServer({ app, port: 0, host: '127.0.0.1' }) : undefined;
+      if (server) onTestFinished(() => server.close());
+      const get = async (path: string) => {
+        const res = await fetch(`http://127.0.0.1:${server!.port}${path}`);
+        return {
+          code: res.status,
+          body: (await res.json()) as Record<string, unknown> & Partial<InstanceStatus>,
+        };
+      };
+      let duringOutage: Awaited<ReturnType<typeof get>> | undefined;
       const states: Array<[number, KafkaStreamsState]> = [];
       app.on('stateChange', (s) => states.push([Date.now(), s]));
       if (during) proxy.loseNextResponses([ApiKey[during]], 1);
@@ -107,6 +120,8 @@ describe.concurrent('the broker unreachable for 60 s mid-run', () => {
         proxy.dropConnections(OUTAGE_MS);
       }
       for (let b = 1; b < BATCHES; b++) {
+        // Half-way through the outage: what /health says meanwhile.
+        if (server && b === BATCHES / 2) duringOutage = await get('/health');
         await produce(input, batch(b), direct);
         await new Promise((r) => setTimeout(r, OUTAGE_MS / BATCHES));
       }
@@ -157,6 +172,36 @@ describe.concurrent('the broker unreachable for 60 s mid-run', () => {
         for (const k of KEYS) expect(seqs.get(k), `${explain(k)}\n${evidence}`).toEqual(exact);
       } else {
         for (const k of KEYS) expect(highest.get(k) ?? 0, explain(k)).toBeGreaterThanOrEqual(n);
+      }
+      if (server) {
+        // During the outage: not ready (503), degraded, with the reason; live all the while.
+        expect(duringOutage?.code, JSON.stringify(duringOutage)).toBe(503);
+        expect(duringOutage?.body).toMatchObject({
+          ready: false,
+          degraded: true,
+          reason: expect.stringMatching(/^no Kafka broker has answered since .* last error: .+/),
+          broker: { reachable: false, outage: { durationMs: expect.any(Number) } },
+        });
+        // After it: healthy again, the outage recorded with its start, end and duration.
+        await waitFor(
+          async () => (await get('/health')).code === 200,
+          60_000,
+          '/health 200 after the outage',
+        );
+        const after = await get('/health');
+        expect(after.body).toMatchObject({ ready: true, broker: { reachable: true } });
+        expect(after.body.degraded).toBeUndefined();
+        const { broker } = (await get('/status')).body;
+        const last = broker?.lastOutage;
+        expect(broker?.outage, JSON.stringify(broker)).toBeUndefined();
+        expect(last?.durationMs, JSON.stringify(broker)).toBeGreaterThanOrEqual(55_000);
+        expect(Date.parse(last!.since)).toBeGreaterThanOrEqual(outageStart - 1_000);
+        expect(Date.parse(last!.until!) - Date.parse(last!.since)).toBe(last!.durationMs);
+        expect(last?.lastError).toMatch(/\S/);
+        expect((after.body.broker as InstanceStatus['broker']).lastOutage).toEqual(last);
+        console.log(
+          `[outage ${name}] /health meanwhile: ${JSON.stringify(duringOutage?.body)}; after: ${JSON.stringify(broker)}`,
+        );
       }
       const statesSince = states
         .filter(([t]) => t >= outageStart)

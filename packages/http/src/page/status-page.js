@@ -1,5 +1,7 @@
 // The status page: polls /status/instances every second and redraws; keeps the last lag values of
 // each partition for its sparkline; renders the topology with the mermaid file the plugin serves.
+import { brokerText } from './broker-line.js';
+
 const HISTORY = 60;
 const lagHistory = new Map();
 let topologyDrawn = false;
@@ -92,6 +94,7 @@ function instanceCard(entry) {
       { class: 'facts' },
       `${s.processingGuarantee} · ${thread.activeTasks.length} tasks · lag ${s.totalLag} · ${thread.processRate.toFixed(1)} rec/s · ${thread.commitRate.toFixed(2)} commits/s · last commit ${ago(thread.lastCommitMs)}`,
     ),
+    el('p', { class: `broker ${s.broker?.outage ? 'down' : 'up'}` }, brokerText(s.broker)),
     el('table', {}, el('thead', {}, head), el('tbody', {}, ...body)),
   );
 }

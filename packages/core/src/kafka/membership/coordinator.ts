@@ -5,6 +5,7 @@
 // waits there until every member has joined, so two members of one group on a shared connection
 // would wait for each other.
 import type { Kafka } from 'kafkajs';
+import { noteBrokerAnswer, noteBrokerFailure } from '../broker-connectivity.ts';
 import { createCluster, type KafkajsBroker, type KafkajsCluster } from '../kafkajs-cluster.ts';
 import { brokerTooOldError } from './group-errors.ts';
 import { API, type GroupApi, groupRequest } from './group-requests.ts';
@@ -28,7 +29,7 @@ export class CoordinatorClient implements CoordinatorLink {
   private connected = false;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly groupId: string,
   ) {
     this.cluster = createCluster(kafka);
@@ -58,10 +59,18 @@ export class CoordinatorClient implements CoordinatorLink {
   async send<A extends GroupApi>(api: A, body: Body<A>, requestTimeoutMs?: number): Promise<Response<A>> {
     if (this.coordinator === undefined) await this.findCoordinator();
     const request = groupRequest(api, this.version(api), body);
-    return (await this.coordinator!.connectionPool.send({
-      ...request,
-      requestTimeout: requestTimeoutMs,
-    })) as Response<A>;
+    try {
+      const response = (await this.coordinator!.connectionPool.send({
+        ...request,
+        requestTimeout: requestTimeoutMs,
+      })) as Response<A>;
+      noteBrokerAnswer(this.kafka);
+      return response;
+    } catch (error) {
+      // Heartbeats every few seconds make this the app's steadiest sign of its broker (/health).
+      noteBrokerFailure(this.kafka, error);
+      throw error;
+    }
   }
 
   /** Each topic's partition count, from fresh metadata (the leader assigns by them). */
