@@ -46,6 +46,7 @@ import { initSerdes } from './serde-init.ts';
 import { StateDirectory } from './state-directory.ts';
 import { queryLocalStores, type StateQueryOptions } from './state-query.ts';
 import { StreamThread } from './stream-thread.ts';
+import { asyncInFlightOf, taskPositions } from './task-views.ts';
 import { askUncaughtHandler, type StreamsUncaughtExceptionHandler } from './uncaught-exceptions.ts';
 
 export type {
@@ -110,16 +111,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       threadId: this.threadName,
       recorder: this.recorder,
       state: () => this.currentState,
-      positions: () =>
-        (this.thread?.runningTasks() ?? []).flatMap((rt) =>
-          rt.inputPartitions.map((p) => ({
-            taskId: rt.id,
-            topic: p.topic,
-            partition: p.partition,
-            position: rt.processedPosition(p.topic, p.partition),
-          })),
-        ),
-      asyncInFlight: () => this.asyncInFlight(),
+      positions: () => taskPositions(this.thread?.runningTasks() ?? []),
+      asyncInFlight: () => asyncInFlightOf(this.thread?.runningTasks() ?? []),
     });
   }
 
@@ -213,16 +206,11 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   }
 
   metrics(): Readonly<StreamsMetrics> {
-    const asyncInFlight = this.asyncInFlight().reduce((n, t) => n + t.inFlight, 0);
+    const asyncInFlight = asyncInFlightOf(this.thread?.runningTasks() ?? []).reduce(
+      (n, t) => n + t.inFlight,
+      0,
+    );
     return { ...this.metricsValues, asyncInFlight };
-  }
-
-  /** Each running task with async operators and its records in flight. */
-  private asyncInFlight(): Array<{ taskId: string; inFlight: number }> {
-    return (this.thread?.runningTasks() ?? []).flatMap((rt) => {
-      const m = rt.task.asyncMetrics();
-      return m === undefined ? [] : [{ taskId: rt.id, inFlight: m.inFlight }];
-    });
   }
 
   setUncaughtExceptionHandler(handler: StreamsUncaughtExceptionHandler): void {
