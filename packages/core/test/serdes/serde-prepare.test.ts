@@ -80,4 +80,24 @@ describe('Serde.prepare', () => {
     expect(output.readValuesToList()).toEqual(['a-x', 'a-y']);
     expect(driver.droppedRecordsTotal).toBe(1);
   });
+
+  it('is awaited before a source with a timestamp extractor deserializes the record for it', async () => {
+    const { serde, calls } = lookupSerde(new Map([[1, '']]));
+    const builder = new StreamsBuilder();
+    // The event time is the value's text, readable only once the id's "schema" is fetched.
+    const eventTime = { extract: (r: { value: unknown }) => Number(r.value) };
+    builder
+      .stream('in', { keySerde: S, valueSerde: serde, timestampExtractor: eventTime })
+      .to('out', { valueSerde: S });
+    driver = new TopologyTestDriver(builder.build(), { logger: silent });
+    const input = driver.createInputTopic('in', S, S);
+    const output = driver.createOutputTopic('out', S, S);
+    await input.pipeInput('k', '1:5000', 1);
+    await input.pipeInput('k', '1:7000', 2);
+    expect(output.readRecordsToList().map((r) => [r.value, r.timestamp])).toEqual([
+      ['5000', 5000],
+      ['7000', 7000],
+    ]);
+    expect(calls.fetched).toBe(1);
+  });
 });
