@@ -209,17 +209,19 @@ export class ProcessorStateManager {
    * Undefined when neither serde has `prepare`.
    */
   restorePreparer(storeName: string): ((messages: readonly ChangelogMessage[]) => Promise<void>) | undefined {
-    const { keySerde } = this.entry(storeName);
+    const { keySerde, builder } = this.entry(storeName);
     // A timestamped store's changelog holds the plain value: the inner serde's bytes.
     const valueSerde = unwrapStoreSerde(this.entry(storeName).valueSerde);
     if (keySerde.prepare === undefined && valueSerde.prepare === undefined) return undefined;
+    const parts = builder.changelogSerdeBytes;
     return async (messages) => {
       const pending: Promise<void>[] = [];
+      const add = (p: Promise<void> | undefined) => p !== undefined && pending.push(p);
       for (const { key, value } of messages) {
-        const k = key === null ? undefined : keySerde.prepare?.(key);
-        const v = value === null ? undefined : valueSerde.prepare?.(value);
-        if (k !== undefined) pending.push(k);
-        if (v !== undefined) pending.push(v);
+        if (key !== null) add(keySerde.prepare?.(parts ? parts.key(key) : key));
+        if (value === null) continue;
+        if (parts === undefined) add(valueSerde.prepare?.(value));
+        else for (const item of parts.values(value)) add(valueSerde.prepare?.(item));
       }
       if (pending.length > 0) await Promise.all(pending);
     };
