@@ -54,6 +54,13 @@ export function topicsToInit(
       add(store.valueSerde, defaults.defaultValueSerde, topic, 'changelogs');
     }
   }
+  // A global store's changelog is its source topic (read back on every start).
+  for (const store of builder.globalSubtopology()?.stores ?? []) {
+    const topic = builder.globalStoreTopic(store.name);
+    if (topic === undefined) continue;
+    add(store.keySerde, defaults.defaultKeySerde, topic, 'changelogs');
+    add(store.valueSerde, defaults.defaultValueSerde, topic, 'changelogs');
+  }
   return bySerde;
 }
 

@@ -193,4 +193,21 @@ describe('registry-style serdes on internal topics', () => {
     expect(lefts.prepared.map(String)).toEqual(['"fetch me"', '"l2"']);
     expect(rights.prepared.map(String)).toEqual(['"r"']);
   });
+
+  it("inits a global table's serdes with its source topic, its changelog, which its store's serdes see", async () => {
+    const values = topicAwareSerde();
+    const b = new StreamsBuilder();
+    b.globalTable('customers', { keySerde: Serdes.String(), valueSerde: values.serde }, { storeName: 'c' });
+    const topology = b.build();
+    expect(topicsToInit(topology.internalBuilder, 'app', {}).get(values.serde)).toEqual({
+      sinks: [],
+      changelogs: ['customers'],
+    });
+    driver = new TopologyTestDriver(topology, { applicationId: 'app' });
+    await driver.createInputTopic('customers', Serdes.String(), values.serde).pipeInput('k', { name: 'ann' });
+    expect(driver.getKeyValueStore('c').get('k')).toEqual({ name: 'ann' });
+    expect(values.prepared.map(String)).toEqual(['{"name":"ann"}']);
+    expect(new Set(values.seen.serialize)).toEqual(new Set(['customers']));
+    expect(new Set(values.seen.deserialize)).toEqual(new Set(['customers']));
+  });
 });

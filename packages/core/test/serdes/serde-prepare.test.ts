@@ -100,4 +100,25 @@ describe('Serde.prepare', () => {
     ]);
     expect(calls.fetched).toBe(1);
   });
+
+  it('is awaited before a global table deserializes a record of its topic', async () => {
+    const lookup = lookupSerde(new Map([[1, '']]));
+    // The store writes id 1 back (a registry serde's writer schema), so it reads it back cached.
+    const serde: Serde<string> = { ...lookup.serde, serialize: (s) => Buffer.from(`1:${s}`) };
+    const builder = new StreamsBuilder();
+    const customers = builder.globalTable('customers', { keySerde: S, valueSerde: serde });
+    builder
+      .stream('orders', { keySerde: S, valueSerde: S })
+      .join(
+        customers,
+        (_id, customer) => customer,
+        (order: string, name: string) => `${order}->${name}`,
+      )
+      .to('out', { valueSerde: S });
+    driver = new TopologyTestDriver(builder.build(), { logger: silent });
+    await driver.createInputTopic('customers', S, S).pipeInput('c1', '1:ann');
+    await driver.createInputTopic('orders', S, S).pipeInput('o1', 'c1');
+    expect(driver.createOutputTopic('out', S, S).readValuesToList()).toEqual(['c1->ann']);
+    expect(lookup.calls.fetched).toBe(1);
+  });
 });

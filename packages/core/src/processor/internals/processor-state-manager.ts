@@ -43,6 +43,8 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   ) => TransactionalBuffer;
   /** A buffer grew past maxUncommittedBytes. */
   onCommitRequested: () => void;
+  /** The topic a store's serdes see, if not its changelog's name (a global store's: its source topic). */
+  serdeTopic?: (storeName: string) => string | undefined;
   /** The input record being processed: each store's position follows the records written into it. */
   currentRecord?: () => WriteContext | undefined;
 }
@@ -106,7 +108,7 @@ export class ProcessorStateManager {
     if (changelog !== null) this.changelogPartitions.push({ ...changelog, storeName: name });
     const where = `state store '${name}'`;
     // Kafka Streams' store serdes see the changelog topic, with logging or without.
-    const topic = changelogTopicName(this.options.applicationId, name);
+    const topic = this.options.serdeTopic?.(name) ?? changelogTopicName(this.options.applicationId, name);
     const resolve = (serde: unknown, part: 'key' | 'value') =>
       bindToTopic(resolveSerde(this.options, serde as AnySerde | undefined, part, where), topic);
     const current = this.options.currentRecord ?? (() => undefined);
