@@ -109,6 +109,9 @@ export class GlobalStreamThread {
     let loaded = false;
     await this.consumer.start(partitions, start, {
       onRecords: async (topic, partition, records) => {
+        // A registry serde's schema fetch, for the records whose schema is not cached.
+        const pending = this.task.prepare(records);
+        if (pending !== undefined) await pending;
         this.apply(topic, partition, records);
         if (!loaded) checkCaughtUp();
         await this.maybeFlush();

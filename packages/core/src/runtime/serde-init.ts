@@ -5,7 +5,7 @@
 // or looked up under the topic's subject) is done here once, awaited by `KafkaStreams.start()`.
 import type { InternalTopologyBuilder } from '../processor/internals/internal-topology-builder.ts';
 import { changelogTopicName } from '../processor/internals/internal-topology-builder.ts';
-import type { DefaultSerdes } from '../processor/internals/serde-resolver.ts';
+import { type DefaultSerdes, isDefaultsAware } from '../processor/internals/serde-resolver.ts';
 import { unwrapStoreSerde } from '../processor/internals/topic-bound-serde.ts';
 import type { Serde } from '../serdes/serde.ts';
 
@@ -31,6 +31,11 @@ export function topicsToInit(
     kind: keyof SerdeTopics,
   ) => {
     const resolved = serde === undefined ? fallback : unwrapStoreSerde(serde as Serde<unknown>);
+    // A serde made of others (a left/outer join's shared store: both sides'): each is init'ed.
+    if (resolved !== undefined && isDefaultsAware(resolved) && resolved.innerSerdes !== undefined) {
+      for (const inner of resolved.innerSerdes(defaults)) add(inner, undefined, topic, kind);
+      return;
+    }
     if (resolved === undefined || typeof resolved.init !== 'function') return;
     const topics = bySerde.get(resolved as InitSerde) ?? { sinks: [], changelogs: [] };
     if (!topics[kind].includes(topic)) topics[kind].push(topic);
@@ -48,6 +53,13 @@ export function topicsToInit(
       add(store.keySerde, defaults.defaultKeySerde, topic, 'changelogs');
       add(store.valueSerde, defaults.defaultValueSerde, topic, 'changelogs');
     }
+  }
+  // A global store's changelog is its source topic (read back on every start).
+  for (const store of builder.globalSubtopology()?.stores ?? []) {
+    const topic = builder.globalStoreTopic(store.name);
+    if (topic === undefined) continue;
+    add(store.keySerde, defaults.defaultKeySerde, topic, 'changelogs');
+    add(store.valueSerde, defaults.defaultValueSerde, topic, 'changelogs');
   }
   return bySerde;
 }

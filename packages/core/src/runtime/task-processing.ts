@@ -51,6 +51,7 @@ export type ProcessingTask = Pick<
   | 'process'
   | 'flush'
   | 'nextRecord'
+  | 'prepareFetched'
   | 'recordProcessed'
   | 'skipControlRecords'
 >;
@@ -115,6 +116,7 @@ export class TaskProcessing {
     // again once the queue has room.
     while (i < messages.length && rt.state === 'running') {
       let resolved = -1;
+      const sliceStart = i;
       for (; i < messages.length && queue.size < MAX_BUFFERED_PER_PARTITION; i++) {
         const m = messages[i]!;
         const offset = fetchedOffset(m);
@@ -126,6 +128,8 @@ export class TaskProcessing {
       // Once per slice: kafkajs' resolveOffset does Long arithmetic on strings (3% of a word
       // count's CPU when called per record), and the position only needs the slice's last offset.
       if (resolved >= 0) batch.resolveOffset(resolved);
+      const pending = rt.prepareFetched(batch.topic, batch.partition, messages, sliceStart, i);
+      if (pending !== undefined) await pending;
       const outcome = await this.processTask(rt, started, () => batch.heartbeat());
       if (outcome === 'failed') return;
       if (outcome === 'yield' || queue.size >= MAX_BUFFERED_PER_PARTITION) break;

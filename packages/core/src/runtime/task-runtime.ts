@@ -21,7 +21,7 @@ import { maxFetchWaitMs, PartitionGroup } from '../processor/internals/partition
 import { BufferingRecordCollector, type PartitionCountOf } from '../processor/internals/record-collector.ts';
 import type { RecordQueue } from '../processor/internals/record-queue.ts';
 import { type InputRecord, topicPartitionKey } from '../processor/internals/records.ts';
-import { stampingReader } from '../processor/internals/source-timestamps.ts';
+import { prepareFetched, stampingReader } from '../processor/internals/source-timestamps.ts';
 import { StreamTask } from '../processor/internals/stream-task.ts';
 import type { Topology } from '../processor/topology.ts';
 import { levelBytesStores } from '../state/bytes-stores.ts';
@@ -302,6 +302,14 @@ export class TaskRuntime implements ActiveTask {
   processedPosition(topic: string, partition: number): number {
     const consumed = this.task.consumedOffsets().find((o) => o.topic === topic && o.partition === partition);
     return consumed?.offset ?? this.committed.get(topicPartitionKey(topic, partition)) ?? -1;
+  }
+
+  /** Schema fetches the fetched messages `from`..`to` need before a timestamp extractor's queue stamps them. */
+  prepareFetched(topic: string, partition: number, messages: readonly unknown[], from: number, to: number) {
+    const timestamps = this.task.timestamps(topic);
+    return (
+      timestamps && prepareFetched(timestamps, fetchedMessageReader, { topic, partition, messages, from, to })
+    );
   }
 
   /** The next record to process, in timestamp order; undefined while the task has none or waits. */

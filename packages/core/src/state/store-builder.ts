@@ -37,6 +37,12 @@ export interface StoreBuilder<K = unknown, V = unknown> {
   readonly retainDuplicates?: boolean;
   /** Headers on each changelog value (Kafka Streams' suppression buffer marks its format, `v` = 3). */
   readonly changelogHeaders?: { readonly [name: string]: Buffer };
+  /**
+   * Where a changelog record's key and value hold the serdes' own bytes, when not as they are (a
+   * left/outer join's shared store: a prefixed key, a list of values): what the restore hands to
+   * the serdes' `prepare`.
+   */
+  readonly changelogSerdeBytes?: { key(bytes: Buffer): Buffer; values(bytes: Buffer): Buffer[] };
   withLoggingEnabled(): StoreBuilder<K, V>;
   withLoggingDisabled(): StoreBuilder<K, V>;
   /** The bytes store under the task's buffer, of this builder's kind, from the runtime's or driver's factory. */

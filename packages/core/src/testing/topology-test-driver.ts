@@ -324,6 +324,7 @@ export class TopologyTestDriver implements TopicDriver {
   private async processOne(record: InputRecord): Promise<void> {
     if (this.globalTask?.topics.includes(record.topic)) {
       // A global topic updates the global store at once, as Kafka Streams' driver does.
+      await this.globalTask.prepare([record]);
       this.globalTask.process(record);
       await this.globalTask.flush();
       return;

@@ -2,8 +2,10 @@
 // internal topics: which topics `KafkaStreams.start()` initializes them for, the changelog topic
 // a store's serdes see, what a restore prepares, and a KTable change through a repartition topic.
 import { InMemoryKeyValueStore, type TypedKeyValueStore } from '@kstreams/state-store';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Change, changeSerde } from '../../src/kstream/internals/change.ts';
+import { OuterJoinStoreBuilder } from '../../src/kstream/internals/outer-join-store.ts';
+import { JoinWindows } from '../../src/kstream/join-windows.ts';
 import { StreamsBuilder } from '../../src/kstream/streams-builder.ts';
 import { ProcessorStateManager } from '../../src/processor/internals/processor-state-manager.ts';
 import { bindToTopic } from '../../src/processor/internals/topic-bound-serde.ts';
@@ -12,6 +14,7 @@ import type { Serde } from '../../src/serdes/serde.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { timestampedKeyValueStoreBuilder } from '../../src/state/store-builder.ts';
 import { timestampedView } from '../../src/state/value-and-timestamp.ts';
+import { TopologyTestDriver } from '../../src/testing/index.ts';
 
 /** A JSON serde that records the topics it is called with, as a registry serde would use them. */
 function topicAwareSerde() {
@@ -38,6 +41,12 @@ function topicAwareSerde() {
   };
   return { serde, seen, prepared, init };
 }
+
+let driver: TopologyTestDriver | undefined;
+afterEach(async () => {
+  await driver?.close();
+  driver = undefined;
+});
 
 describe('registry-style serdes on internal topics', () => {
   it('are initialized for their sinks, repartition topics and changelogs, named as Kafka Streams does', async () => {
@@ -127,5 +136,78 @@ describe('registry-style serdes on internal topics', () => {
     await serde.prepare!(both, 'app-t-repartition');
     expect(inner.prepared.map(String)).toEqual(['"fetch me"', '"old"']);
     expect(changeSerde(Serdes.String()).prepare).toBeUndefined();
+  });
+
+  it("hands a left/outer join's shared store both sides' serdes, bound to its changelog, and inits them", async () => {
+    const lefts = topicAwareSerde();
+    const rights = topicAwareSerde();
+    const b = new StreamsBuilder();
+    const S = Serdes.String();
+    const left = b.stream('left', { keySerde: S, valueSerde: lefts.serde });
+    const right = b.stream('right', { keySerde: S, valueSerde: rights.serde });
+    left
+      .outerJoin(right, (l, r) => `${l}+${r}`, JoinWindows.ofTimeDifferenceWithNoGrace(100))
+      .to('out', { valueSerde: S });
+    const topology = b.build();
+    const shared = /^app-KSTREAM-OUTERSHARED-\d+-store-changelog$/;
+    for (const side of [lefts, rights]) {
+      expect(topicsToInit(topology.internalBuilder, 'app', {}).get(side.serde)?.changelogs).toEqual(
+        expect.arrayContaining([expect.stringMatching(shared)]),
+      );
+    }
+
+    driver = new TopologyTestDriver(topology, { applicationId: 'app' });
+    const leftIn = driver.createInputTopic('left', S, lefts.serde);
+    const out = driver.createOutputTopic('out', S, S);
+    await leftIn.pipeInput('k', 'a', 0);
+    // Past the window: the unjoined left record comes back out of the shared store.
+    await driver.createInputTopic('right', S, rights.serde).pipeInput('x', 'b', 1_000);
+    expect(out.readValuesToList()).toEqual(['a+null']);
+    expect(lefts.seen.serialize.filter((t) => shared.test(String(t)))).toHaveLength(1);
+    expect(lefts.seen.deserialize.filter((t) => shared.test(String(t)))).toHaveLength(1);
+  });
+
+  it("prepares each side's values of a join's shared store on restore, from the list's items", async () => {
+    const lefts = topicAwareSerde();
+    const rights = topicAwareSerde();
+    const manager = new ProcessorStateManager({
+      taskId: '0_0',
+      applicationId: 'app',
+      partition: 0,
+      storeFactory: (name) => new InMemoryKeyValueStore(name),
+      onCommitRequested: () => {},
+    });
+    const sides = { left: lefts.serde, right: rights.serde };
+    manager.register(new OuterJoinStoreBuilder('shared', Serdes.String(), sides, true));
+    const item = (side: number, json: string) => Buffer.concat([Buffer.of(side), Buffer.from(json)]);
+    const list = (...items: Buffer[]) =>
+      Buffer.concat([
+        Buffer.of(1, 0, 0, 0, items.length),
+        ...items.flatMap((i) => [Buffer.of(0, 0, 0, i.length), i]),
+      ]);
+    await manager.restorePreparer('shared')!([
+      { key: Buffer.alloc(10), value: list(item(1, '"fetch me"'), item(1, '"l2"')), timestamp: 1 },
+      { key: Buffer.alloc(10), value: list(item(0, '"r"')), timestamp: 2 },
+      { key: Buffer.alloc(10), value: null, timestamp: 3 },
+    ]);
+    expect(lefts.prepared.map(String)).toEqual(['"fetch me"', '"l2"']);
+    expect(rights.prepared.map(String)).toEqual(['"r"']);
+  });
+
+  it("inits a global table's serdes with its source topic, its changelog, which its store's serdes see", async () => {
+    const values = topicAwareSerde();
+    const b = new StreamsBuilder();
+    b.globalTable('customers', { keySerde: Serdes.String(), valueSerde: values.serde }, { storeName: 'c' });
+    const topology = b.build();
+    expect(topicsToInit(topology.internalBuilder, 'app', {}).get(values.serde)).toEqual({
+      sinks: [],
+      changelogs: ['customers'],
+    });
+    driver = new TopologyTestDriver(topology, { applicationId: 'app' });
+    await driver.createInputTopic('customers', Serdes.String(), values.serde).pipeInput('k', { name: 'ann' });
+    expect(driver.getKeyValueStore('c').get('k')).toEqual({ name: 'ann' });
+    expect(values.prepared.map(String)).toEqual(['{"name":"ann"}']);
+    expect(new Set(values.seen.serialize)).toEqual(new Set(['customers']));
+    expect(new Set(values.seen.deserialize)).toEqual(new Set(['customers']));
   });
 });

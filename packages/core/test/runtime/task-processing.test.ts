@@ -63,6 +63,29 @@ describe('TaskProcessing', () => {
     expect(consumer.pausedPartitions.size).toBe(0);
   });
 
+  it("awaits each slice's prepare (a timestamp extractor's schema fetch) before processing it", async () => {
+    const task = running(new FakeProcessingTask('0_0', [{ topic: 'in', partition: 0 }]));
+    const { processing } = setup([task]);
+    const fetched: number[] = [];
+    task.prepare = (from, to) =>
+      from === 0
+        ? new Promise<void>((resolve) => setTimeout(() => resolve(void fetched.push(to)), 20))
+        : undefined;
+    const processedWhenFetched: number[] = [];
+    const process = task.process.bind(task);
+    task.process = (record) => {
+      if (record.offset === 0) processedWhenFetched.push(...fetched);
+      process(record);
+    };
+    await processing.processBatch(fakeBatch('in', 0, 0, 1_200));
+    expect(processedWhenFetched).toEqual([1_000]);
+    expect(task.calls.filter((c) => c.includes('prepare'))).toEqual([
+      '0_0.prepare(0-1000)',
+      '0_0.prepare(1000-1200)',
+    ]);
+    expect(task.processed).toHaveLength(1_200);
+  });
+
   it('pauses a partition whose queue is full while its task waits for another partition, and resumes it once drained', async () => {
     const task = running(
       new FakeProcessingTask('0_0', [

@@ -80,4 +80,45 @@ describe('Serde.prepare', () => {
     expect(output.readValuesToList()).toEqual(['a-x', 'a-y']);
     expect(driver.droppedRecordsTotal).toBe(1);
   });
+
+  it('is awaited before a source with a timestamp extractor deserializes the record for it', async () => {
+    const { serde, calls } = lookupSerde(new Map([[1, '']]));
+    const builder = new StreamsBuilder();
+    // The event time is the value's text, readable only once the id's "schema" is fetched.
+    const eventTime = { extract: (r: { value: unknown }) => Number(r.value) };
+    builder
+      .stream('in', { keySerde: S, valueSerde: serde, timestampExtractor: eventTime })
+      .to('out', { valueSerde: S });
+    driver = new TopologyTestDriver(builder.build(), { logger: silent });
+    const input = driver.createInputTopic('in', S, S);
+    const output = driver.createOutputTopic('out', S, S);
+    await input.pipeInput('k', '1:5000', 1);
+    await input.pipeInput('k', '1:7000', 2);
+    expect(output.readRecordsToList().map((r) => [r.value, r.timestamp])).toEqual([
+      ['5000', 5000],
+      ['7000', 7000],
+    ]);
+    expect(calls.fetched).toBe(1);
+  });
+
+  it('is awaited before a global table deserializes a record of its topic', async () => {
+    const lookup = lookupSerde(new Map([[1, '']]));
+    // The store writes id 1 back (a registry serde's writer schema), so it reads it back cached.
+    const serde: Serde<string> = { ...lookup.serde, serialize: (s) => Buffer.from(`1:${s}`) };
+    const builder = new StreamsBuilder();
+    const customers = builder.globalTable('customers', { keySerde: S, valueSerde: serde });
+    builder
+      .stream('orders', { keySerde: S, valueSerde: S })
+      .join(
+        customers,
+        (_id, customer) => customer,
+        (order: string, name: string) => `${order}->${name}`,
+      )
+      .to('out', { valueSerde: S });
+    driver = new TopologyTestDriver(builder.build(), { logger: silent });
+    await driver.createInputTopic('customers', S, S).pipeInput('c1', '1:ann');
+    await driver.createInputTopic('orders', S, S).pipeInput('o1', 'c1');
+    expect(driver.createOutputTopic('out', S, S).readValuesToList()).toEqual(['c1->ann']);
+    expect(lookup.calls.fetched).toBe(1);
+  });
 });

@@ -39,16 +39,34 @@ export class LeftOrRightValueSerde implements DefaultsAwareSerde {
     return new LeftOrRightValueSerde(left, right, this.storeName);
   }
 
-  serialize(data: unknown): Buffer {
+  /** Each side's serde (the default value serde for one not given): what `init` is called on. */
+  innerSerdes(defaults: DefaultSerdes): Serde<unknown>[] {
+    const sides = [
+      this.leftSerde ?? defaults.defaultValueSerde,
+      this.rightSerde ?? defaults.defaultValueSerde,
+    ];
+    return sides.filter((s) => s !== undefined);
+  }
+
+  // The topic (the store's changelog, bound by the state manager: topic-bound-serde.ts) reaches
+  // both sides' serdes, as Kafka Streams' LeftOrRightValueSerializer passes it on.
+  serialize(data: unknown, topic?: string): Buffer {
     const { left, value } = data as LeftOrRightValue;
-    const bytes = this.serde(left).serialize(value);
+    const bytes = this.serde(left).serialize(value, topic);
     return Buffer.concat([Buffer.from([left ? 1 : 0]), bytes]);
   }
 
-  deserialize(data: Buffer): LeftOrRightValue {
+  deserialize(data: Buffer, topic?: string): LeftOrRightValue {
     if (data.length < 1) throw new SerdeError(`State store '${this.storeName}': an empty join value`);
     const left = data[0] === 1;
-    return { left, value: this.serde(left).deserialize(data.subarray(1)) };
+    return { left, value: this.serde(left).deserialize(data.subarray(1), topic) };
+  }
+
+  /** The side's `prepare` of the value's own bytes (a registry serde's schema fetch on restore). */
+  prepare(data: Buffer, topic?: string): Promise<void> | undefined {
+    if (data.length < 1) return undefined;
+    const serde = data[0] === 1 ? this.leftSerde : this.rightSerde;
+    return serde?.prepare?.(data.subarray(1), topic);
   }
 
   private serde(left: boolean): Serde<unknown> {
@@ -178,6 +196,12 @@ export class OuterJoinStoreBuilder implements StoreBuilder {
   withLoggingDisabled(): StoreBuilder {
     return new OuterJoinStoreBuilder(this.name, this.keySerde, this.sideSerdes, false);
   }
+
+  // What the restore prepares: a bad list is left for the store's read to report.
+  readonly changelogSerdeBytes = {
+    key: (bytes: Buffer) => bytes.subarray(9),
+    values: (bytes: Buffer) => (bytes.length >= 5 && bytes[0] === 1 ? decodeList(bytes, this.name) : []),
+  };
 
   bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
     return stores.keyValue(this.name);

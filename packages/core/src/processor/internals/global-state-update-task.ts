@@ -79,6 +79,8 @@ export class GlobalStateUpdateTask implements TaskServices, SinkTarget {
       defaultKeySerde: options.defaultKeySerde,
       defaultValueSerde: options.defaultValueSerde,
       onCommitRequested: () => {},
+      // The global topic is the store's changelog: its serdes see it (serde-init.ts inits them so).
+      serdeTopic: (name) => builder.globalStoreTopic(name),
     });
     for (const store of global.stores) this.stateManager.register(store);
     const graph = buildTaskGraph(global.nodes, {
@@ -109,6 +111,20 @@ export class GlobalStateUpdateTask implements TaskServices, SinkTarget {
   /** A global store, as the stream tasks' processors read it (through the uncommitted writes). */
   store(storeName: string): StateStore | undefined {
     return this.stateManager.storeNames.includes(storeName) ? this.stateManager.store(storeName) : undefined;
+  }
+
+  /**
+   * What the sources' serdes must fetch before `process` can deserialize these records (a registry
+   * schema not cached yet: RecordDeserializer.prepare), or undefined.
+   */
+  prepare(records: readonly InputRecord[]): Promise<unknown> | undefined {
+    const pending: Promise<unknown>[] = [];
+    for (const record of records) {
+      const source = this.sources.get(record.topic);
+      const p = source && this.deserializer.prepare(source, record);
+      if (p !== undefined) pending.push(p);
+    }
+    return pending.length === 0 ? undefined : Promise.all(pending);
   }
 
   /** Applies one record of a global topic (a put or a delete in its store). */

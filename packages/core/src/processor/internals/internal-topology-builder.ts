@@ -127,6 +127,7 @@ export class InternalTopologyBuilder {
   /** Nodes and stores of global tables: in no sub-topology (no tasks), run by the global thread. */
   private readonly globalNodes = new Set<string>();
   private readonly globalStores = new Set<string>();
+  private readonly globalStoreTopics = new Map<string, string>();
   /** Node names whose source topics must be co-partitioned (the inputs of a join). */
   private readonly copartitionNodeGroups: string[][] = [];
   private readonly patternSources = new PatternSources();
@@ -263,7 +264,15 @@ export class InternalTopologyBuilder {
   markGlobal(nodeNames: readonly string[], storeName: string): void {
     for (const name of nodeNames) this.globalNodes.add(name);
     this.globalStores.add(storeName);
+    const source = nodeNames.map((n) => this.nodes.get(n)).find((n) => n?.kind === 'source');
+    if (source?.kind === 'source' && source.topics[0] !== undefined)
+      this.globalStoreTopics.set(storeName, source.topics[0]);
     this.groups = undefined;
+  }
+
+  /** The topic a global store is read from: its changelog, as Kafka Streams' GlobalStateManager has it. */
+  globalStoreTopic(storeName: string): string | undefined {
+    return this.globalStoreTopics.get(storeName);
   }
 
   isGlobalStore(name: string): boolean {

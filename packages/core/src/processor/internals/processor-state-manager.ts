@@ -43,6 +43,8 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   ) => TransactionalBuffer;
   /** A buffer grew past maxUncommittedBytes. */
   onCommitRequested: () => void;
+  /** The topic a store's serdes see, if not its changelog's name (a global store's: its source topic). */
+  serdeTopic?: (storeName: string) => string | undefined;
   /** The input record being processed: each store's position follows the records written into it. */
   currentRecord?: () => WriteContext | undefined;
 }
@@ -106,7 +108,7 @@ export class ProcessorStateManager {
     if (changelog !== null) this.changelogPartitions.push({ ...changelog, storeName: name });
     const where = `state store '${name}'`;
     // Kafka Streams' store serdes see the changelog topic, with logging or without.
-    const topic = changelogTopicName(this.options.applicationId, name);
+    const topic = this.options.serdeTopic?.(name) ?? changelogTopicName(this.options.applicationId, name);
     const resolve = (serde: unknown, part: 'key' | 'value') =>
       bindToTopic(resolveSerde(this.options, serde as AnySerde | undefined, part, where), topic);
     const current = this.options.currentRecord ?? (() => undefined);
@@ -209,17 +211,19 @@ export class ProcessorStateManager {
    * Undefined when neither serde has `prepare`.
    */
   restorePreparer(storeName: string): ((messages: readonly ChangelogMessage[]) => Promise<void>) | undefined {
-    const { keySerde } = this.entry(storeName);
+    const { keySerde, builder } = this.entry(storeName);
     // A timestamped store's changelog holds the plain value: the inner serde's bytes.
     const valueSerde = unwrapStoreSerde(this.entry(storeName).valueSerde);
     if (keySerde.prepare === undefined && valueSerde.prepare === undefined) return undefined;
+    const parts = builder.changelogSerdeBytes;
     return async (messages) => {
       const pending: Promise<void>[] = [];
+      const add = (p: Promise<void> | undefined) => p !== undefined && pending.push(p);
       for (const { key, value } of messages) {
-        const k = key === null ? undefined : keySerde.prepare?.(key);
-        const v = value === null ? undefined : valueSerde.prepare?.(value);
-        if (k !== undefined) pending.push(k);
-        if (v !== undefined) pending.push(v);
+        if (key !== null) add(keySerde.prepare?.(parts ? parts.key(key) : key));
+        if (value === null) continue;
+        if (parts === undefined) add(valueSerde.prepare?.(value));
+        else for (const item of parts.values(value)) add(valueSerde.prepare?.(item));
       }
       if (pending.length > 0) await Promise.all(pending);
     };

@@ -15,9 +15,11 @@ export interface DefaultSerdes {
  */
 export interface DefaultsAwareSerde extends Serde<unknown> {
   withDefaults(defaults: DefaultSerdes): Serde<unknown>;
+  /** The serdes it is made of, the defaults filled in: what `Serde.init` is called on. */
+  innerSerdes?(defaults: DefaultSerdes): Serde<unknown>[];
 }
 
-function isDefaultsAware(serde: Serde<unknown>): serde is DefaultsAwareSerde {
+export function isDefaultsAware(serde: Serde<unknown>): serde is DefaultsAwareSerde {
   return typeof (serde as Partial<DefaultsAwareSerde>).withDefaults === 'function';
 }
 

@@ -75,6 +75,14 @@ export class SourceTimestamps implements CommitListener {
 
   constructor(private readonly options: SourceTimestampsOptions) {}
 
+  /**
+   * What the source's serdes must fetch before `stamp` can deserialize the record (a registry
+   * schema not cached yet: RecordDeserializer.prepare), or undefined.
+   */
+  prepare(record: InputRecord): Promise<unknown> | undefined {
+    return this.options.deserializer.prepare(this.options.source, record);
+  }
+
   /** The record with its extracted timestamp (or marked dropped or failed). */
   stamp(record: InputRecord): StampedRecord {
     const { deserializer, source, extractor, logger } = this.options;
@@ -210,6 +218,24 @@ export function invalidTimestampError(record: InputRecord, deserialized: Record<
   return new TimestampExtractorError(
     `Input record ${record.topic}@${record.offset} has invalid (negative) timestamp.`,
   );
+}
+
+/**
+ * Awaits what the serdes must fetch for fetched messages `from`..`to` before they are queued: the
+ * partition group stamps a queue's head synchronously (it deserializes it for the extractor), so
+ * a schema fetch cannot wait until then. Undefined when nothing is missing.
+ */
+export function prepareFetched(
+  timestamps: SourceTimestamps,
+  reader: InputReader,
+  fetched: { topic: string; partition: number; messages: readonly unknown[]; from: number; to: number },
+): Promise<unknown> | undefined {
+  const pending: Promise<unknown>[] = [];
+  for (let i = fetched.from; i < fetched.to; i++) {
+    const p = timestamps.prepare(reader.record(fetched.topic, fetched.partition, fetched.messages[i]));
+    if (p !== undefined) pending.push(p);
+  }
+  return pending.length === 0 ? undefined : Promise.all(pending);
 }
 
 /**

@@ -33,7 +33,7 @@ import {
   attachSourceTimestamps,
   invalidTimestampError,
   type SourceTimestamps,
-  type StampedRecord,
+  StampedRecord,
   takeStamped,
 } from './source-timestamps.ts';
 import type { StreamTaskOptions } from './stream-task-options.ts';
@@ -222,8 +222,9 @@ export class StreamTask implements TaskServices, SinkTarget {
     }
     if (!this.asyncWork.canTake) this.asyncWork.throwFailure();
     this.point.needsCommit = true;
-    if (source.timestamps === undefined) {
-      // A registry serde's schema fetch: awaited only for a record whose schema is not cached.
+    // A registry serde's schema fetch: awaited only for a record whose schema is not cached (the
+    // runtime's queue prepares before it stamps: source-timestamps.ts' prepareFetched).
+    if (source.timestamps === undefined || !(record instanceof StampedRecord)) {
       const pending = this.deserializer.prepare(source, record);
       if (pending !== undefined) return pending.then(() => this.processFrom(source, record));
     }

@@ -30,6 +30,20 @@ export class FakeProcessingTask extends FakeTask implements ProcessingTask {
     return this.partitionGroup.readyToProcess(nowMs) ? this.partitionGroup.nextRecord() : undefined;
   }
 
+  /** What the task's queue must await for fetched messages `from`..`to` (a schema fetch). */
+  prepare?: (from: number, to: number) => Promise<unknown> | undefined;
+
+  prepareFetched(
+    _topic: string,
+    _partition: number,
+    _messages: readonly unknown[],
+    from: number,
+    to: number,
+  ) {
+    this.calls.push(`${this.id}.prepare(${from}-${to})`);
+    return this.prepare?.(from, to);
+  }
+
   recordProcessed(): void {}
 
   skipControlRecords(): boolean {
