@@ -40,6 +40,8 @@ function fakeApp(
   };
   return {
     state,
+    // The HTTP plugin's /health reads it (a broker that always answers here).
+    brokerConnectivity: () => ({ reachable: true }),
     config: { applicationServer: self },
     store: (() => store) as QueryableStreams['store'],
     async queryMetadataForKey<K>(_store: string, key: K): Promise<KeyQueryMetadata> {
