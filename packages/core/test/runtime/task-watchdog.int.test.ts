@@ -1,7 +1,6 @@
 // The task watchdog on the real broker: a task made to stall (its partition paused behind the
 // runtime's back, the shape of a pause no path resumes) is found, logged at error, counted, and
 // recreated from its committed offsets, and the app's state says so while it happens.
-import type { Consumer } from 'kafkajs';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { topicsForThisFile } from '../../../../scripts/test/kafka.ts';
@@ -23,8 +22,10 @@ const topics = topicsForThisFile();
 const apps = stopAfterEach((app: KafkaStreams) => app.close({ timeoutMs: 30_000 }));
 
 /** The kafkajs consumer inside the app, to pause a partition without the runtime knowing. */
-function kafkajsConsumerOf(app: KafkaStreams): Consumer {
-  return (app as unknown as { thread: { consumer: { consumer: Consumer } } }).thread.consumer.consumer;
+/** The stream thread's fetch loop (kafka/partition-fetcher.ts, under the group consumer). */
+function fetcherOf(app: KafkaStreams): { pause(tps: Array<{ topic: string; partition: number }>): void } {
+  type Fetcher = ReturnType<typeof fetcherOf>;
+  return (app as unknown as { thread: { consumer: { fetcher: Fetcher } } }).thread.consumer.fetcher;
 }
 
 describe('task watchdog', () => {
@@ -61,7 +62,7 @@ describe('task watchdog', () => {
         return [...first].every(([w, n]) => (last.get(w) ?? 0) >= n);
       });
 
-      kafkajsConsumerOf(app).pause([{ topic: input, partitions: [0] }]);
+      fetcherOf(app).pause([{ topic: input, partition: 0 }]);
       const pausedAt = states.length;
       await feed(2000, 3000, 0);
       await feed(3000, 4000, 1);
