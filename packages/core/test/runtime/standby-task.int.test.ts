@@ -82,8 +82,13 @@ describe('StandbyTask on a transactional changelog', () => {
     );
     await write([['b', 2]], 'commit');
     await producer.disconnect();
-    const [end] = await admin.endOffsets([changelog]);
-    // 3 + 2 records, 3 markers.
+    // 3 + 2 records, 3 markers. The coordinator writes a transaction's markers after EndTxn has
+    // answered, so the last stable offset may lag a moment behind the last commit.
+    let [end] = await admin.endOffsets([changelog]);
+    for (let i = 0; i < 100 && end!.offset < 8; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      [end] = await admin.endOffsets([changelog]);
+    }
     expect(end!.offset).toBe(8);
 
     const standbyIn = (stateDir: string) =>
