@@ -13,21 +13,13 @@
 // - kill -9 of one instance and an immediate restart with the same id: the time from the new
 //   process's spawn to its first commit.
 // The apps are core's crash-test fixture (test/runtime/fixtures/word-count-app.ts), bundled.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { bundleEntry } from '../scripts/test/bundle.ts';
-import {
-  benchKafka,
-  brokersFromEnv,
-  connectAdmin,
-  createTopics,
-  deleteAll,
-  preload,
-} from './word-count/cluster.ts';
-import { generateLines, vocabulary } from './word-count/corpus.ts';
+import { createAndFill, instanceEnv, OutputReader } from './instances/fill.ts';
+import { bundleWordCountApp, type Commit, Instance } from './instances/instance.ts';
+import { benchKafka, brokersFromEnv, connectAdmin, deleteAll } from './word-count/cluster.ts';
+import { generateLines } from './word-count/corpus.ts';
 import { produceAtRate } from './word-count/latency.ts';
 
 const brokers = brokersFromEnv();
@@ -36,71 +28,6 @@ const RATE = Number(process.env.BENCH_ROLL_RATE ?? 500);
 const PARTITIONS = 6;
 const COMMIT_INTERVAL_MS = 100;
 const SETTLE_MS = 3_000;
-
-/** Log lines of a start, in order: the member's assignment, then each task running. */
-const MILESTONES = ['assignment received', 'task running'];
-
-interface Commit {
-  at: number;
-  tasks: string[];
-}
-
-class Instance {
-  child?: ChildProcess;
-  run = 0;
-  spawnedAt = 0;
-  /** The first time of each milestone log line of each run. */
-  readonly milestones = new Map<number, Map<string, number>>();
-  /** Commits of each run, by run number. */
-  readonly commits = new Map<number, Commit[]>();
-  exited?: Promise<void>;
-  constructor(
-    readonly script: string,
-    readonly env: Record<string, string>,
-  ) {}
-
-  start(): void {
-    const run = ++this.run;
-    this.spawnedAt = Date.now();
-    this.commits.set(run, []);
-    const child = spawn(process.execPath, [this.script], {
-      env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    this.child = child;
-    this.exited = new Promise((r) => child.once('exit', () => r()));
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      if (!line.includes('"msg":"')) return;
-      try {
-        const e = JSON.parse(line) as { msg?: string; time: number; tasks?: string[] };
-        if (e.msg === 'committed' && e.tasks) this.commits.get(run)!.push({ at: e.time, tasks: e.tasks });
-        // The first of each milestone per run, for the kill-to-commit breakdown.
-        else if (e.msg !== undefined && MILESTONES.includes(e.msg)) {
-          const seen = this.milestones.get(run) ?? new Map<string, number>();
-          if (!seen.has(e.msg)) seen.set(e.msg, e.time);
-          this.milestones.set(run, seen);
-        }
-      } catch {}
-    });
-  }
-
-  async signal(sig: NodeJS.Signals): Promise<void> {
-    this.child?.kill(sig);
-    await this.exited;
-  }
-
-  firstCommitAfter(run: number): Promise<number> {
-    return new Promise((resolve) => {
-      const poll = setInterval(() => {
-        const first = this.commits.get(run)?.[0];
-        if (first) {
-          clearInterval(poll);
-          resolve(first.at);
-        }
-      }, 20);
-    });
-  }
-}
 
 /** Longest gap between two commits of each task of `commits` within [from, to] (with the commits around). */
 function longestGaps(commits: Commit[], from: number, to: number): Map<string, number> {
@@ -127,49 +54,26 @@ async function runPath(script: string, legacy: boolean) {
   const tag = `roll-${legacy ? 'legacy' : 'own'}-${Date.now().toString(36)}`;
   const admin = await connectAdmin(brokers);
   const kafka = benchKafka(brokers, tag);
-  const input = `${tag}-in`;
-  const output = `${tag}-out`;
-  await createTopics(admin, [input, output], PARTITIONS);
   // The stores hold KEYS distinct words before the roll (300,000 in the issue's figures).
-  const words = vocabulary(KEYS, () => Math.random());
-  const fill: string[] = [];
-  for (let i = 0; i < words.length; i += 10) fill.push(words.slice(i, i + 10).join(' '));
-  await preload(kafka, input, fill, PARTITIONS);
-  const latencies: Array<{ at: number; ms: number }> = [];
-  const reader = kafka.consumer({ groupId: `${tag}-reader`, readUncommitted: false });
-  await reader.connect();
-  await reader.subscribe({ topic: output, fromBeginning: true });
-  await reader.run({
-    eachBatch: async ({ batch }) => {
-      const now = Date.now();
-      for (const m of batch.messages) latencies.push({ at: now, ms: now - Number(m.timestamp) });
-    },
-  });
+  const topics = await createAndFill(admin, kafka, tag, KEYS, PARTITIONS);
+  const { input } = topics;
+  const reader = await OutputReader.start(kafka, topics.output, `${tag}-reader`);
+  const { latencies } = reader;
   const instances = [0, 1, 2].map(
     (i) =>
-      new Instance(script, {
-        KAFKA_BROKERS: brokers.join(','),
-        APPLICATION_ID: tag,
-        INPUT_TOPIC: input,
-        OUTPUT_TOPIC: output,
-        STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
-        PROCESSING_GUARANTEE: 'exactly_once',
-        COMMIT_INTERVAL_MS: String(COMMIT_INTERVAL_MS),
-        SESSION_TIMEOUT_MS: '10000',
-        GROUP_INSTANCE_ID: `${tag}-${i}`,
-        LOG_LEVEL: 'debug',
-        ...(legacy ? { KSTREAMS_LEGACY_GROUP: '1' } : {}),
-      }),
+      new Instance(
+        script,
+        instanceEnv(brokers, tag, topics, {
+          COMMIT_INTERVAL_MS: String(COMMIT_INTERVAL_MS),
+          SESSION_TIMEOUT_MS: '10000',
+          GROUP_INSTANCE_ID: `${tag}-${i}`,
+          ...(legacy ? { KSTREAMS_LEGACY_GROUP: '1' } : {}),
+        }),
+      ),
   );
   for (const inst of instances) inst.start();
-  // The fill is processed: every instance has committed, and the output has as many records.
-  const filled = fill.join(' ').split(' ').length;
-  const fillDeadline = Date.now() + 300_000;
-  while (latencies.length < filled) {
-    if (Date.now() > fillDeadline)
-      throw new Error(`the fill was not processed in 300 s (${latencies.length} of ${filled})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  // The fill is processed: the output has as many records as the fill has words.
+  await reader.awaitCount(topics.words, 300_000, 'the fill');
   const lines = generateLines({ lines: RATE * 120, seed: 5, vocabularySize: KEYS });
   const flowing = produceAtRate(kafka, input, lines, RATE, PARTITIONS);
   const steadyFrom = Date.now() + 2_000;
@@ -190,9 +94,8 @@ async function runPath(script: string, legacy: boolean) {
   await victim.signal('SIGKILL');
   victim.start();
   const firstCommit = (await victim.firstCommitAfter(victim.run)) - victim.spawnedAt;
-  const seen = victim.milestones.get(victim.run) ?? new Map<string, number>();
   const breakdown = Object.fromEntries(
-    MILESTONES.map((m) => [m, (seen.get(m) ?? Number.NaN) - victim.spawnedAt]),
+    Object.entries(victim.milestones()).map(([m, at]) => [m, at - victim.spawnedAt]),
   );
   await new Promise((r) => setTimeout(r, SETTLE_MS));
   // Scaling out to a 4th instance (a dynamic member) and back in: rebalances that move tasks
@@ -215,24 +118,24 @@ async function runPath(script: string, legacy: boolean) {
   const scaleGaps: number[] = [];
   for (const w of scaleWindows)
     for (const inst of instances)
-      for (const commits of inst.commits.values())
-        for (const g of longestGaps(commits, w.from, w.to).values()) scaleGaps.push(g);
+      for (const run of inst.runNumbers())
+        for (const g of longestGaps(inst.commits(run), w.from, w.to).values()) scaleGaps.push(g);
   const gaps: number[] = [];
   for (const w of windows)
     for (const [j, inst] of instances.entries()) {
       if (j === w.restarted) continue;
       // The run of instance j that lived through the window.
-      for (const commits of inst.commits.values())
-        for (const g of longestGaps(commits, w.from, w.to).values()) gaps.push(g);
+      for (const run of inst.runNumbers())
+        for (const g of longestGaps(inst.commits(run), w.from, w.to).values()) gaps.push(g);
     }
   // The same measure over the steady window: what the machine's load alone gives.
   const steadyGaps: number[] = [];
   for (const inst of instances)
-    for (const g of longestGaps(inst.commits.get(1)!, steadyFrom, steadyTo).values()) steadyGaps.push(g);
+    for (const g of longestGaps(inst.commits(1), steadyFrom, steadyTo).values()) steadyGaps.push(g);
   const during = latencies.filter((l) => l.at >= windows[0]!.from && l.at <= rollTo).map((l) => l.ms);
   const steady = latencies.filter((l) => l.at >= steadyFrom && l.at <= steadyTo).map((l) => l.ms);
   for (const inst of instances) await inst.signal('SIGTERM');
-  await reader.disconnect();
+  await reader.stop();
   await flowing.catch(() => {});
   await deleteAll(admin, [tag], [tag, `${tag}-reader`]);
   await admin.disconnect();
@@ -252,9 +155,7 @@ async function runPath(script: string, legacy: boolean) {
   };
 }
 
-const script = await bundleEntry(
-  join(import.meta.dirname, '../packages/core/test/runtime/fixtures/word-count-app.ts'),
-);
+const script = await bundleWordCountApp();
 console.log(
   `rolling restart: 3 instances, exactly_once, ${PARTITIONS} partitions, ${KEYS} keys, ${RATE} lines/s, commit interval ${COMMIT_INTERVAL_MS} ms (target: longest gap <= ${2 * COMMIT_INTERVAL_MS + 1000} ms)`,
 );

@@ -38,6 +38,8 @@ export async function produceAtRate(
   lines: readonly string[],
   linesPerS: number,
   numPartitions: number,
+  /** Stops sending (what is in flight is still awaited). */
+  signal?: AbortSignal,
 ): Promise<void> {
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
@@ -45,7 +47,7 @@ export async function produceAtRate(
     const start = Date.now();
     const inFlight: Promise<unknown>[] = [];
     let sent = 0;
-    while (sent < lines.length) {
+    while (sent < lines.length && !signal?.aborted) {
       const due = Math.min(lines.length, Math.floor(((Date.now() - start) / 1000) * linesPerS));
       if (due > sent) {
         const timestamp = String(Date.now());

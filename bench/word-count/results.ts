@@ -48,7 +48,7 @@ function roundsSection(run: RunInfo): string[] {
 }
 
 /** A markdown table with its columns padded, as biome formats them. */
-function mdTable(header: string[], rows: string[][]): string[] {
+export function mdTable(header: string[], rows: string[][]): string[] {
   const escaped = [header, ...rows].map((r) => r.map((c) => c.replace(/\|/g, '\\|')));
   const widths = header.map((_, i) => Math.max(3, ...escaped.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
