@@ -98,7 +98,7 @@ async function runCase(script: string, standbys: number): Promise<CaseRow> {
     const exits = watchExits(instances);
     await Promise.race([exits.failed, reader.awaitCount(topics.words, Math.max(300_000, KEYS), 'the fill')]);
     const fillSeconds = (Date.now() - filledFrom) / 1000;
-    const lines = generateLines({ lines: RATE * 3_600, seed: 37, vocabularySize: KEYS });
+    const lines = generateLines({ lines: RATE * 600, seed: 37, vocabularySize: KEYS });
     flowing = produceAtRate(kafka, topics.input, lines, RATE, PARTITIONS, stopFlow.signal);
     await Promise.race([exits.failed, new Promise((r) => setTimeout(r, STEADY_MS))]);
 

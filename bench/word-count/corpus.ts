@@ -70,11 +70,21 @@ const SYLLABLES = [
   'ew',
 ];
 
-/** `size` distinct lower-case words: the common ones, then made-up ones for the long tail. */
+/**
+ * Made-up words drawn from syllables up to this many; beyond it the draws would mostly repeat
+ * (2 to 4 of the syllables give about 800,000 words, so a million was never reached).
+ */
+const DRAWN_WORDS = 300_000;
+
+/**
+ * `size` distinct lower-case words: the common ones, then made-up ones for the long tail; past
+ * DRAWN_WORDS, the earlier words with a number appended (no drawn word has a digit).
+ */
 export function vocabulary(size: number, random: () => number): string[] {
   const words = [...new Set(COMMON)].slice(0, size);
   const seen = new Set(words);
-  while (words.length < size) {
+  const drawn = Math.min(size, DRAWN_WORDS);
+  while (words.length < drawn) {
     const parts = 2 + Math.floor(random() * 3);
     let w = '';
     for (let i = 0; i < parts; i++) w += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
@@ -83,6 +93,7 @@ export function vocabulary(size: number, random: () => number): string[] {
       words.push(w);
     }
   }
+  for (let i = drawn; i < size; i++) words.push(`${words[i % drawn]}${Math.floor(i / drawn)}`);
   return words;
 }
 
