@@ -17,6 +17,8 @@ export interface TaskFactory<T extends ActiveTask> {
   create(id: string, deps: TaskRuntimeDeps): T;
   /** Brings the new tasks' stores up to date from their changelogs. */
   restore(tasks: T[]): Promise<void>;
+  /** The task has no changelog to restore, so it can run before the others of its batch are restored. */
+  isStateless?(task: T): boolean;
 }
 
 /** The consumer as the task manager uses it (kafka/consumer.ts' MainConsumer, or the group consumer). */
@@ -74,31 +76,16 @@ export class TaskCreation<T extends ActiveTask> {
         const initialized = await Promise.allSettled(runtimes.map((rt) => rt.initialize()));
         const failure = initialized.find((r) => r.status === 'rejected');
         if (failure) throw failure.reason;
-        await this.deps.taskFactory.restore(runtimes);
-        for (const rt of runtimes) await rt.initializeTopology();
-        await this.deps.mutex.run(async () => {
-          for (const rt of runtimes) {
-            this.creating.delete(rt.id);
-            if (
-              this.deps.isClosing() ||
-              !this.owner.assigned.has(rt.id) ||
-              this.owner.generation !== generation
-            ) {
-              // Revoked while restoring; a newer assignment creates it again if it is ours.
-              await rt.close({ dirty: true });
-              if (!this.deps.isClosing() && this.missing(rt.id)) this.createTasks([rt.id]);
-              continue;
-            }
-            for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
-            rt.state = 'running';
-            this.owner.tasks.set(rt.id, rt);
-            this.deps.consumer.resume(rt.inputPartitions);
-            this.deps.logger.info({ taskId: rt.id }, 'task running');
-          }
-          this.owner.reportRunning();
-        });
+        // Tasks without state run at once, as Kafka Streams' state updater hands each task over
+        // when its own changelogs are done: a long restore must not hold back the stateless ones.
+        const stateless = runtimes.filter((rt) => this.deps.taskFactory.isStateless?.(rt) === true);
+        const stateful = runtimes.filter((rt) => !stateless.includes(rt));
+        if (stateless.length > 0) await this.start(stateless, generation);
+        await this.deps.taskFactory.restore(stateful);
+        await this.start(stateful, generation);
       } catch (error) {
         for (const rt of runtimes) {
+          if (!this.creating.has(rt.id)) continue; // started already, or closed on its way
           this.creating.delete(rt.id);
           await rt.close({ dirty: true });
         }
@@ -118,6 +105,32 @@ export class TaskCreation<T extends ActiveTask> {
         this.createLater(ids, delay, attempt + 1, since);
       }
     })();
+  }
+
+  /** Runs the restored tasks that are still ours; closes the others. */
+  private async start(runtimes: T[], generation: number): Promise<void> {
+    for (const rt of runtimes) await rt.initializeTopology();
+    await this.deps.mutex.run(async () => {
+      for (const rt of runtimes) {
+        this.creating.delete(rt.id);
+        if (
+          this.deps.isClosing() ||
+          !this.owner.assigned.has(rt.id) ||
+          this.owner.generation !== generation
+        ) {
+          // Revoked while restoring; a newer assignment creates it again if it is ours.
+          await rt.close({ dirty: true });
+          if (!this.deps.isClosing() && this.missing(rt.id)) this.createTasks([rt.id]);
+          continue;
+        }
+        for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
+        rt.state = 'running';
+        this.owner.tasks.set(rt.id, rt);
+        this.deps.consumer.resume(rt.inputPartitions);
+        this.deps.logger.info({ taskId: rt.id }, 'task running');
+      }
+      this.owner.reportRunning();
+    });
   }
 
   /** Assigned to us by the last assignment, but neither running, being created nor scheduled to be. */

@@ -123,6 +123,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       ({
         create: (id, taskDeps) => new TaskRuntime(id, taskDeps),
         restore: (tasks) => restoreTasks(deps, tasks as unknown as TaskRuntime[]),
+        isStateless: (task) => (task as unknown as TaskRuntime).task.changelogPartitions.length === 0,
       } as TaskFactory<ActiveTask> as TaskFactory<T>);
     this.offsetResetPolicy = offsetResetPolicies(topology, config.applicationId, config.autoOffsetReset);
     for (const sub of topology.subtopologies(config.applicationId)) {

@@ -30,6 +30,28 @@ describe('TaskManager', () => {
     expect(h.running.at(-1)).toBe(true);
   });
 
+  it('runs a stateless task at once while a stateful task of the same assignment still restores', async () => {
+    let finishRestore = () => {};
+    const restoring = new Promise<void>((resolve) => {
+      finishRestore = resolve;
+    });
+    const h = taskManagerHarness((deps) => new AtLeastOnce(deps, new FakeTaskProducer(false)), {
+      isStateless: (task) => task.id === '0_1',
+      restore: (tasks) => (tasks.length > 0 ? restoring : Promise.resolve()),
+    });
+    await h.manager.onAssignment('m1', { in: [0, 1] }, 1);
+    for (let i = 0; i < 100 && !h.manager.tasks.has('0_1'); i++) await new Promise((r) => setTimeout(r, 5));
+    expect([...h.manager.tasks.keys()]).toEqual(['0_1']);
+    expect(h.consumer.isPaused({ topic: 'in', partition: 1 })).toBe(false);
+    expect(h.consumer.isPaused({ topic: 'in', partition: 0 })).toBe(true);
+    expect(h.calls).toContain('0_0.restore');
+    expect(h.calls).not.toContain('0_1.restore');
+    finishRestore();
+    await h.settled();
+    expect([...h.manager.tasks.keys()].sort()).toEqual(['0_0', '0_1']);
+    expect(h.consumer.pausedPartitions.size).toBe(0);
+  });
+
   it('commits a revoked task, then closes it clean; the kept task goes on', async () => {
     const h = atLeastOnce();
     await h.manager.onAssignment('m1', { in: [0, 1] }, 1);

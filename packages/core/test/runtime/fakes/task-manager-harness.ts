@@ -27,7 +27,16 @@ export interface Harness {
   settled(): Promise<void>;
 }
 
-export function taskManagerHarness(guarantee: (deps: GuaranteeDeps) => ProcessingGuarantee): Harness {
+export interface HarnessOptions {
+  /** Replaces the instant fake restore (e.g. one that waits for the test). */
+  restore?: (tasks: FakeTask[]) => Promise<void>;
+  isStateless?: (task: FakeTask) => boolean;
+}
+
+export function taskManagerHarness(
+  guarantee: (deps: GuaranteeDeps) => ProcessingGuarantee,
+  options: HarnessOptions = {},
+): Harness {
   const builder = new StreamsBuilder();
   builder.stream('in', { keySerde: Serdes.String(), valueSerde: Serdes.String() }).to('out');
   const config = resolveStreamsConfig({ applicationId: 'app', brokers: '127.0.0.1:1' });
@@ -64,7 +73,9 @@ export function taskManagerHarness(guarantee: (deps: GuaranteeDeps) => Processin
       },
       restore: async (tasks) => {
         for (const t of tasks) calls.push(`${t.id}.restore`);
+        await options.restore?.(tasks);
       },
+      isStateless: options.isStateless,
     },
   });
   const settled = async () => {
