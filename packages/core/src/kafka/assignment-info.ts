@@ -3,6 +3,10 @@
 // its standby tasks (warm-ups included: a member runs both alike) and, when the high-availability
 // assignor wants a probing rebalance, the time the member rejoins to trigger it (Kafka Streams'
 // nextScheduledRebalanceMs). JSON, like the subscription's userData (subscription-info.ts).
+// `errorCode` is Java's AssignorError code (Java's AssignmentInfo carries it from its version 4):
+// absent means 0, NONE; the leader sets it instead of tasks, e.g. SHUTDOWN_REQUESTED
+// (membership/shutdown-request.ts). It is read in every version: main (2026-12-06) wrote the
+// shutdown refusal as a v1 document, `{"tasks": [], "errorCode": 2}`.
 
 export const ASSIGNMENT_INFO_VERSION = 2;
 
@@ -14,13 +18,17 @@ export interface AssignmentInfo {
   standbyTasks: string[];
   /** Epoch ms at which to rejoin for a probing rebalance; absent: none scheduled. */
   nextRebalanceMs?: number | undefined;
+  /** Java's AssignorError code: 0 (NONE) for an ordinary assignment. */
+  errorCode: number;
 }
 
 export class AssignmentInfoError extends Error {
   override name = 'AssignmentInfoError';
 }
 
-export function encodeAssignmentInfo(info: Omit<AssignmentInfo, 'version'>): Buffer {
+export function encodeAssignmentInfo(
+  info: Omit<AssignmentInfo, 'version' | 'errorCode'> & { errorCode?: number },
+): Buffer {
   return Buffer.from(
     JSON.stringify({
       version: ASSIGNMENT_INFO_VERSION,
@@ -28,13 +36,15 @@ export function encodeAssignmentInfo(info: Omit<AssignmentInfo, 'version'>): Buf
       tasks: info.activeTasks,
       standbyTasks: info.standbyTasks,
       nextRebalanceMs: info.nextRebalanceMs,
+      // Written only when set: an ordinary assignment's bytes stay as before the field.
+      errorCode: info.errorCode === 0 ? undefined : info.errorCode,
     }),
   );
 }
 
 /** Any version; an empty userData is an assignment without tasks (the coordinator's empty answer). */
 export function decodeAssignmentInfo(buf: Buffer | null | undefined): AssignmentInfo {
-  if (!buf || buf.length === 0) return { version: 1, activeTasks: [], standbyTasks: [] };
+  if (!buf || buf.length === 0) return { version: 1, activeTasks: [], standbyTasks: [], errorCode: 0 };
   let doc: Record<string, unknown>;
   try {
     doc = JSON.parse(buf.toString('utf8')) as Record<string, unknown>;
@@ -55,10 +65,16 @@ export function decodeAssignmentInfo(buf: Buffer | null | undefined): Assignment
     throw new AssignmentInfoError(
       `assignment info v${version}: "nextRebalanceMs" must be epoch ms, got ${JSON.stringify(next)}`,
     );
+  const errorCode = doc.errorCode ?? 0;
+  if (typeof errorCode !== 'number' || !Number.isInteger(errorCode) || errorCode < 0)
+    throw new AssignmentInfoError(
+      `assignment info v${version}: "errorCode" must be an AssignorError code (a whole number >= 0), got ${JSON.stringify(errorCode)}`,
+    );
   return {
     version,
     activeTasks: list('tasks'),
     standbyTasks: version >= 2 ? list('standbyTasks') : [],
     ...(next === undefined ? {} : { nextRebalanceMs: next }),
+    errorCode,
   };
 }

@@ -26,7 +26,9 @@ export const APP_STATES = [
   'ERROR',
 ] as const;
 
-type Read = (set: (labels: Record<string, string | number>, value: number) => void) => void;
+type Labels = Record<string, string | number>;
+type Read = (set: (labels: Labels, value: number) => void) => void;
+type TaskValues = ReturnType<StreamsMetricsRecorder['task']>;
 
 export function createMetricsRegistry(src: MetricsSources): Registry {
   const registry = new Registry();
@@ -58,183 +60,150 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
         });
       },
     });
+  /**
+   * The metrics of one kind of entry (the thread, each task, each restore, ...): `entries` gives
+   * each one's labels and what its values are read from; each metric of the family reads one value.
+   */
+  const family = <E>(labelNames: string[], entries: () => Iterable<readonly [Labels, E]>) => {
+    const read =
+      (value: (entry: E) => number): Read =>
+      (set) => {
+        for (const [labels, entry] of entries()) set(labels, value(entry));
+      };
+    return {
+      gauge: (name: string, help: string, value: (entry: E) => number) =>
+        gauge(name, help, labelNames, read(value)),
+      counter: (name: string, help: string, value: (entry: E) => number) =>
+        counter(name, help, labelNames, read(value)),
+    };
+  };
 
   const t = 'kstreams_stream_thread_';
-  counter(`${t}process_total`, 'Records processed by the thread', ['thread_id'], (set) =>
-    set(thread, r.process.total),
+  const threads = family(['thread_id'], () => [[thread, r]] as const);
+  threads.counter(`${t}process_total`, 'Records processed by the thread', (x) => x.process.total);
+  threads.gauge(`${t}process_rate`, 'Records processed per second', (x) => x.process.rate());
+  threads.gauge(`${t}process_latency_avg`, 'Average ms to process a record (per fetched batch)', (x) =>
+    x.process.avg(),
   );
-  gauge(`${t}process_rate`, 'Records processed per second', ['thread_id'], (set) =>
-    set(thread, r.process.rate()),
+  threads.gauge(`${t}process_latency_max`, 'Largest ms per record of a fetched batch', (x) =>
+    x.process.max(),
   );
-  gauge(
-    `${t}process_latency_avg`,
-    'Average ms to process a record (per fetched batch)',
-    ['thread_id'],
-    (set) => set(thread, r.process.avg()),
-  );
-  gauge(`${t}process_latency_max`, 'Largest ms per record of a fetched batch', ['thread_id'], (set) =>
-    set(thread, r.process.max()),
-  );
-  gauge(
+  threads.gauge(
     `${t}poll_rate`,
     'Fetched batches handed to the thread per second (kafkajs polls inside its loop)',
-    ['thread_id'],
-    (set) => set(thread, r.poll.rate()),
+    (x) => x.poll.rate(),
   );
-  counter(`${t}commit_total`, 'Commits of the thread (all its due tasks at once)', ['thread_id'], (set) =>
-    set(thread, r.commit.total),
+  threads.counter(
+    `${t}commit_total`,
+    'Commits of the thread (all its due tasks at once)',
+    (x) => x.commit.total,
   );
-  gauge(`${t}commit_rate`, 'Commits per second', ['thread_id'], (set) => set(thread, r.commit.rate()));
-  gauge(`${t}commit_latency_avg`, 'Average ms of a commit', ['thread_id'], (set) =>
-    set(thread, r.commit.avg()),
+  threads.gauge(`${t}commit_rate`, 'Commits per second', (x) => x.commit.rate());
+  threads.gauge(`${t}commit_latency_avg`, 'Average ms of a commit', (x) => x.commit.avg());
+  threads.gauge(`${t}commit_latency_max`, 'Largest ms of a commit', (x) => x.commit.max());
+  threads.gauge(`${t}punctuate_rate`, 'Punctuator calls per second', (x) => x.punctuate.rate());
+  threads.counter(`${t}punctuate_total`, 'Punctuator calls', (x) => x.punctuate.total);
+  threads.counter(
+    `${t}transaction_commit_total`,
+    'exactly_once: transactions committed',
+    (x) => x.transactionCommit.total,
   );
-  gauge(`${t}commit_latency_max`, 'Largest ms of a commit', ['thread_id'], (set) =>
-    set(thread, r.commit.max()),
+  threads.counter(
+    `${t}transaction_abort_total`,
+    'exactly_once: transactions aborted',
+    (x) => x.transactionAbortsTotal,
   );
-  gauge(`${t}punctuate_rate`, 'Punctuator calls per second', ['thread_id'], (set) =>
-    set(thread, r.punctuate.rate()),
+  threads.gauge(`${t}transaction_commit_latency_avg`, 'exactly_once: average ms of a task commit', (x) =>
+    x.transactionCommit.avg(),
   );
-  counter(`${t}punctuate_total`, 'Punctuator calls', ['thread_id'], (set) => set(thread, r.punctuate.total));
-  counter(`${t}transaction_commit_total`, 'exactly_once: transactions committed', ['thread_id'], (set) =>
-    set(thread, r.transactionCommit.total),
-  );
-  counter(`${t}transaction_abort_total`, 'exactly_once: transactions aborted', ['thread_id'], (set) =>
-    set(thread, r.transactionAbortsTotal),
-  );
-  gauge(
-    `${t}transaction_commit_latency_avg`,
-    'exactly_once: average ms of a task commit',
-    ['thread_id'],
-    (set) => set(thread, r.transactionCommit.avg()),
-  );
-  gauge(
-    `${t}transaction_commit_latency_max`,
-    'exactly_once: largest ms of a task commit',
-    ['thread_id'],
-    (set) => set(thread, r.transactionCommit.max()),
+  threads.gauge(`${t}transaction_commit_latency_max`, 'exactly_once: largest ms of a task commit', (x) =>
+    x.transactionCommit.max(),
   );
 
   const k = 'kstreams_stream_task_';
-  const perTask =
-    (read: (set: Parameters<Read>[0], id: string, v: ReturnType<typeof r.task>) => void): Read =>
-    (set) => {
-      for (const [id, v] of r.tasks) read(set, id, v);
-    };
-  gauge(
-    `${k}process_rate`,
-    'Records processed per second by the task',
-    ['thread_id', 'task_id'],
-    perTask((set, id, v) => set({ ...thread, task_id: id }, v.process.rate())),
-  );
-  counter(
-    `${k}process_total`,
-    'Records processed by the task',
-    ['thread_id', 'task_id'],
-    perTask((set, id, v) => set({ ...thread, task_id: id }, v.process.total)),
-  );
-  gauge(
+  const taskLabels = ['thread_id', 'task_id'];
+  const eachTask = function* (only: (v: TaskValues) => boolean = () => true) {
+    for (const [id, v] of r.tasks) if (only(v)) yield [{ ...thread, task_id: id }, v] as const;
+  };
+  const tasks = family(taskLabels, () => eachTask());
+  tasks.gauge(`${k}process_rate`, 'Records processed per second by the task', (v) => v.process.rate());
+  tasks.counter(`${k}process_total`, 'Records processed by the task', (v) => v.process.total);
+  tasks.gauge(
     `${k}enforced_processing_rate`,
     'Records processed per second while an empty input partition of the task was no longer waited for',
-    ['thread_id', 'task_id'],
-    perTask((set, id, v) => set({ ...thread, task_id: id }, v.enforcedProcessing.rate())),
+    (v) => v.enforcedProcessing.rate(),
   );
-  counter(
+  tasks.counter(
     `${k}enforced_processing_total`,
     'Records processed while an empty input partition of the task was no longer waited for (max.task.idle.ms over)',
-    ['thread_id', 'task_id'],
-    perTask((set, id, v) => set({ ...thread, task_id: id }, v.enforcedProcessing.total)),
+    (v) => v.enforcedProcessing.total,
   );
-  counter(
+  tasks.counter(
     `${k}dropped_records_total`,
     'Records dropped: by an exception handler, or by an operator (late for a closed window, null key)',
-    ['thread_id', 'task_id'],
-    perTask((set, id, v) => set({ ...thread, task_id: id }, v.droppedRecordsTotal)),
+    (v) => v.droppedRecordsTotal,
   );
-  counter(
-    `${k}rollbacks_total`,
-    'Rollbacks to the last commit (kstreams)',
-    ['thread_id', 'task_id'],
-    perTask((set, id, v) => set({ ...thread, task_id: id }, v.rollbacksTotal)),
-  );
+  tasks.counter(`${k}rollbacks_total`, 'Rollbacks to the last commit (kstreams)', (v) => v.rollbacksTotal);
 
   // Async operators (issue 41): in flight now, per running task; the calls' counts and ms from the
-  // recorder, kept per task as the task metrics above.
-  gauge(
+  // recorder, kept per task as the task metrics above, for the tasks that made calls.
+  family(taskLabels, () =>
+    src.asyncInFlight().map((a) => [{ ...thread, task_id: a.taskId }, a] as const),
+  ).gauge(
     `${k}async_in_flight`,
     'Records taken by the async operators of the task and not yet released (at most maxInFlight each)',
-    ['thread_id', 'task_id'],
-    (set) => {
-      for (const a of src.asyncInFlight()) set({ ...thread, task_id: a.taskId }, a.inFlight);
-    },
+    (a) => a.inFlight,
   );
-  const asyncTasks = (read: (set: Parameters<Read>[0], id: string, v: ReturnType<typeof r.task>) => void) =>
-    perTask((set, id, v) => {
-      if (v.asyncCalls.total > 0) read(set, id, v);
-    });
-  counter(
+  const asyncTasks = family(taskLabels, () => eachTask((v) => v.asyncCalls.total > 0));
+  asyncTasks.counter(
     `${k}async_calls_total`,
     'Calls of the async operators of the task finished (a result, an error or a timeout)',
-    ['thread_id', 'task_id'],
-    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncCalls.total)),
+    (v) => v.asyncCalls.total,
   );
-  counter(
+  asyncTasks.counter(
     `${k}async_timeouts_total`,
     'Calls of the async operators of the task that ran past their timeoutMs',
-    ['thread_id', 'task_id'],
-    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncTimeoutsTotal)),
+    (v) => v.asyncTimeoutsTotal,
   );
-  gauge(
+  asyncTasks.gauge(
     `${k}async_latency_avg`,
     'Average ms of a call of an async operator of the task, from its start to its result',
-    ['thread_id', 'task_id'],
-    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncCalls.avg())),
+    (v) => v.asyncCalls.avg(),
   );
-  gauge(
-    `${k}async_latency_max`,
-    'Largest ms of a call of an async operator of the task',
-    ['thread_id', 'task_id'],
-    asyncTasks((set, id, v) => set({ ...thread, task_id: id }, v.asyncCalls.max())),
+  asyncTasks.gauge(`${k}async_latency_max`, 'Largest ms of a call of an async operator of the task', (v) =>
+    v.asyncCalls.max(),
   );
 
-  gauge(
+  const lags = function* () {
+    for (const p of src.positions()) {
+      const end = r.highWatermark(p.topic, p.partition);
+      if (end === undefined) continue;
+      yield [
+        { ...thread, task_id: p.taskId, topic: p.topic, partition: p.partition },
+        end - p.position,
+      ] as const;
+    }
+  };
+  family(['thread_id', 'task_id', 'topic', 'partition'], lags).gauge(
     'kstreams_consumer_records_lag',
     "Log end offset minus the task position, per input partition (the consumer's records-lag)",
-    ['thread_id', 'task_id', 'topic', 'partition'],
-    (set) => {
-      for (const p of src.positions()) {
-        const end = r.highWatermark(p.topic, p.partition);
-        if (end === undefined) continue;
-        set(
-          { ...thread, task_id: p.taskId, topic: p.topic, partition: p.partition },
-          Math.max(0, end - p.position),
-        );
-      }
-    },
+    (lag) => Math.max(0, lag),
   );
 
   const s = 'kstreams_restore_';
-  const restoreLabels = ['thread_id', 'task_id', 'store_name', 'topic', 'partition'];
-  const perRestore =
-    (value: (p: { restored: number; remaining: number }) => number): Read =>
-    (set) => {
-      for (const p of r.restores.values())
-        set(
-          { ...thread, task_id: p.taskId, store_name: p.storeName, topic: p.topic, partition: p.partition },
-          value(p),
-        );
-    };
-  counter(
+  const restores = family(['thread_id', 'task_id', 'store_name', 'topic', 'partition'], function* () {
+    for (const p of r.restores.values())
+      yield [
+        { ...thread, task_id: p.taskId, store_name: p.storeName, topic: p.topic, partition: p.partition },
+        p,
+      ] as const;
+  });
+  restores.counter(
     `${s}records_restored`,
     'Records restored from the changelog (last restore of the store)',
-    restoreLabels,
-    perRestore((p) => p.restored),
+    (p) => p.restored,
   );
-  gauge(
-    `${s}restore_remaining_records`,
-    'Records left to restore',
-    restoreLabels,
-    perRestore((p) => p.remaining),
-  );
+  restores.gauge(`${s}restore_remaining_records`, 'Records left to restore', (p) => p.remaining);
 
   gauge('kstreams_client_state', "The app's state: 1 for the current one", ['state'], (set) => {
     const now = src.state();
@@ -242,59 +211,24 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
   });
 
   const n = 'kstreams_stream_processor_node_';
-  const nodeLabels = ['thread_id', 'task_id', 'processor_node_id'];
-  const perNode =
-    (value: (sensor: import('./sensor.ts').Sensor) => number): Read =>
-    (set) => {
-      for (const e of r.sourceNodes.values())
-        set({ ...thread, task_id: e.taskId, processor_node_id: e.node }, value(e.process));
-    };
-  counter(
-    `${n}process_total`,
-    'debug level: records processed by a source node',
-    nodeLabels,
-    perNode((x) => x.total),
-  );
-  gauge(
-    `${n}process_rate`,
-    'debug level: records per second processed by a source node',
-    nodeLabels,
-    perNode((x) => x.rate()),
+  const nodes = family(['thread_id', 'task_id', 'processor_node_id'], function* () {
+    for (const e of r.sourceNodes.values())
+      yield [{ ...thread, task_id: e.taskId, processor_node_id: e.node }, e.process] as const;
+  });
+  nodes.counter(`${n}process_total`, 'debug level: records processed by a source node', (x) => x.total);
+  nodes.gauge(`${n}process_rate`, 'debug level: records per second processed by a source node', (x) =>
+    x.rate(),
   );
 
   const st = 'kstreams_stream_state_';
-  const storeLabels = ['thread_id', 'task_id', 'store_name'];
   for (const op of ['put', 'get', 'range', 'flush'] as const) {
-    const each =
-      (
-        read: (
-          set: Parameters<Read>[0],
-          labels: Record<string, string>,
-          sensor: import('./sensor.ts').Sensor,
-        ) => void,
-      ): Read =>
-      (set) => {
-        for (const e of r.stores.values())
-          read(set, { ...thread, task_id: e.taskId, store_name: e.storeName }, e.ops[op]);
-      };
-    gauge(
-      `${st}${op}_rate`,
-      `debug level: ${op} calls per second`,
-      storeLabels,
-      each((set, l, x) => set(l, x.rate())),
-    );
-    gauge(
-      `${st}${op}_latency_avg`,
-      `debug level: average ms of a ${op} (sampled)`,
-      storeLabels,
-      each((set, l, x) => set(l, x.avg())),
-    );
-    gauge(
-      `${st}${op}_latency_max`,
-      `debug level: largest ms of a ${op} (sampled)`,
-      storeLabels,
-      each((set, l, x) => set(l, x.max())),
-    );
+    const stores = family(['thread_id', 'task_id', 'store_name'], function* () {
+      for (const e of r.stores.values())
+        yield [{ ...thread, task_id: e.taskId, store_name: e.storeName }, e.ops[op]] as const;
+    });
+    stores.gauge(`${st}${op}_rate`, `debug level: ${op} calls per second`, (x) => x.rate());
+    stores.gauge(`${st}${op}_latency_avg`, `debug level: average ms of a ${op} (sampled)`, (x) => x.avg());
+    stores.gauge(`${st}${op}_latency_max`, `debug level: largest ms of a ${op} (sampled)`, (x) => x.max());
   }
   return registry;
 }

@@ -97,6 +97,25 @@ export async function rollBackTask(
   for (const tp of task.startPositions()) deps.consumer.seek(tp);
 }
 
+/**
+ * Closes a task without committing (a lost membership's tasks): that drops its work since its last
+ * commit, as a rollback does, so a task with such work counts as one in `rollbacks` and its
+ * stream_task_rollbacks_total, as rollBackTask counts, and an operator sees that work will be done
+ * again. A task without (idle since its commit, still restoring, or rolled back already, as
+ * exactly_once_v2's abort rolls back every task when the membership is lost) counts nothing, so
+ * one event is never counted twice.
+ */
+export async function closeDirty(
+  task: ActiveTask,
+  deps: Pick<GuaranteeDeps, 'metrics' | 'recorder'>,
+): Promise<void> {
+  if (task.commitNeeded) {
+    deps.metrics.rollbacks++;
+    deps.recorder.rolledBack(task.id);
+  }
+  await task.close({ dirty: true });
+}
+
 /** Commits one task's transaction (exactly_once), or hands its failure to the task manager. */
 export async function commitTaskTransaction(deps: GuaranteeDeps, task: ActiveTask): Promise<void> {
   try {

@@ -19,7 +19,7 @@ import { processingGuaranteeFor } from './guarantee-factory.ts';
 import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
-import type { GuaranteeDeps, ProcessingGuarantee } from './processing-guarantee.ts';
+import { closeDirty, type GuaranteeDeps, type ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
 import type { ActiveTask } from './task.ts';
 import { TaskCreation, type TaskFactory, type TaskManagerConsumer } from './task-creation.ts';
@@ -311,7 +311,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     if (lostAll) {
       // We were dropped from the group (e.g. paused past the session timeout): others may have
       // run our tasks since, so their local uncommitted state is stale.
-      for (const rt of this.tasks.values()) await rt.close({ dirty: true });
+      for (const rt of this.tasks.values()) await closeDirty(rt, this.deps);
       this.tasks.clear();
     }
     const revoked = [...this.tasks.values()].filter((t) => !assigned.has(t.id));
@@ -402,7 +402,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     this.log.warn({ tasks: lost.map((t) => t.id).sort() }, 'tasks lost');
     if (lost.some((t) => t.state === 'running')) await this.guarantee.revoking(this.runningTasks());
     for (const rt of lost) {
-      await rt.close({ dirty: true });
+      await closeDirty(rt, this.deps);
       this.tasks.delete(rt.id);
       this.failingSince.delete(rt.id);
     }

@@ -51,6 +51,19 @@ export interface StoreBuilder<K = unknown, V = unknown> {
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore;
 }
 
+/** The store a key-value builder puts over the task's buffer: what processors see. */
+export type KeyValueStoreOver<K, V> = (
+  name: string,
+  buffer: TransactionalBuffer,
+  keySerde: StoreSerde<K>,
+  valueSerde: StoreSerde<V>,
+) => StateStore;
+
+/**
+ * Every store kept in a key-value bytes store, the store it builds over the buffer a parameter:
+ * the Processor API's key-value store, the suppression buffer and the stream-table join's buffer
+ * differ only in that (and in the changelog's headers), so one builder serves all of them.
+ */
 class KeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
   readonly type = 'key-value' as const;
 
@@ -59,14 +72,16 @@ class KeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
     readonly keySerde: Serde<K> | undefined,
     readonly valueSerde: Serde<V> | undefined,
     readonly loggingEnabled: boolean,
+    private readonly storeOver: KeyValueStoreOver<K, V>,
+    readonly changelogHeaders: { readonly [name: string]: Buffer } | undefined,
   ) {}
 
   withLoggingEnabled(): StoreBuilder<K, V> {
-    return new KeyValueStoreBuilder(this.name, this.keySerde, this.valueSerde, true);
+    return this.withLogging(true);
   }
 
   withLoggingDisabled(): StoreBuilder<K, V> {
-    return new KeyValueStoreBuilder(this.name, this.keySerde, this.valueSerde, false);
+    return this.withLogging(false);
   }
 
   bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
@@ -74,8 +89,34 @@ class KeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
   }
 
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
-    return new TypedKeyValueStore(this.name, buffer, keySerde, valueSerde);
+    return this.storeOver(this.name, buffer, keySerde, valueSerde);
   }
+
+  private withLogging(loggingEnabled: boolean): StoreBuilder<K, V> {
+    const { name, keySerde, valueSerde, storeOver, changelogHeaders } = this;
+    return new KeyValueStoreBuilder(name, keySerde, valueSerde, loggingEnabled, storeOver, changelogHeaders);
+  }
+}
+
+/** A builder of a store kept in a key-value bytes store: `storeOver` makes the store over the task's buffer. */
+export function keyValueBytesStoreBuilder<K, V>(
+  name: string,
+  serdes: { readonly keySerde: Serde<K> | undefined; readonly valueSerde: Serde<V> | undefined },
+  options: {
+    readonly loggingEnabled: boolean;
+    readonly storeOver: KeyValueStoreOver<K, V>;
+    readonly changelogHeaders?: { readonly [name: string]: Buffer };
+  },
+): StoreBuilder<K, V> {
+  const { loggingEnabled, storeOver, changelogHeaders } = options;
+  return new KeyValueStoreBuilder(
+    name,
+    serdes.keySerde,
+    serdes.valueSerde,
+    loggingEnabled,
+    storeOver,
+    changelogHeaders,
+  );
 }
 
 /**
@@ -119,7 +160,15 @@ class TimestampedKeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
 export const Stores = {
   /** A key-value store with a changelog topic (disable it with `withLoggingDisabled()`). */
   keyValueStoreBuilder<K, V>(name: string, keySerde?: Serde<K>, valueSerde?: Serde<V>): StoreBuilder<K, V> {
-    return new KeyValueStoreBuilder(name, keySerde, valueSerde, true);
+    return keyValueBytesStoreBuilder(
+      name,
+      { keySerde, valueSerde },
+      {
+        loggingEnabled: true,
+        storeOver: (storeName, buffer, keys, values) =>
+          new TypedKeyValueStore(storeName, buffer, keys, values),
+      },
+    );
   },
 } as const;
 

@@ -1,15 +1,8 @@
-import {
-  type KeyValueBytesStore,
-  readLong,
-  type StoreSerde,
-  type TransactionalBuffer,
-  writeLong,
-} from '@kstreams/state-store';
+import { readLong, type StoreSerde, type TransactionalBuffer, writeLong } from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
 import { type BufferedRecordContext, decodeBufferValue, encodeBufferValue } from './buffer-value.ts';
-import type { BytesStoreFactory } from './bytes-stores.ts';
 import type { StateStore } from './state-store.ts';
-import type { StoreBuilder } from './store-builder.ts';
+import { keyValueBytesStoreBuilder, type StoreBuilder } from './store-builder.ts';
 
 /** A stream record taken out of the buffer, with the context it came with. */
 export interface BufferedStreamRecord<K, V> {
@@ -130,38 +123,22 @@ export class TimeOrderedJoinBuffer<K, V> implements StateStore {
   }
 }
 
-/** The join buffer's store in each task: key-value bytes whose changelog carries Java's bytes. */
-class JoinBufferBuilder<K, V> implements StoreBuilder<K, V> {
-  readonly type = 'key-value' as const;
-
-  constructor(
-    readonly name: string,
-    readonly keySerde: Serde<K> | undefined,
-    readonly valueSerde: Serde<V> | undefined,
-    readonly loggingEnabled: boolean,
-  ) {}
-
-  withLoggingEnabled(): StoreBuilder<K, V> {
-    return new JoinBufferBuilder(this.name, this.keySerde, this.valueSerde, true);
-  }
-
-  withLoggingDisabled(): StoreBuilder<K, V> {
-    return new JoinBufferBuilder(this.name, this.keySerde, this.valueSerde, false);
-  }
-
-  bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
-    return stores.keyValue(this.name);
-  }
-
-  build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
-    return new TimeOrderedJoinBuffer(this.name, buffer, keySerde, valueSerde);
-  }
-}
-
+/**
+ * The join buffer's store in each task: key-value bytes whose changelog carries Java's bytes
+ * (no format header, unlike the suppression buffer's).
+ */
 export function joinBufferBuilder<K, V>(
   name: string,
   keySerde: Serde<K> | undefined,
   valueSerde: Serde<V> | undefined,
 ): StoreBuilder<K, V> {
-  return new JoinBufferBuilder(name, keySerde, valueSerde, true);
+  return keyValueBytesStoreBuilder(
+    name,
+    { keySerde, valueSerde },
+    {
+      loggingEnabled: true,
+      storeOver: (storeName, buffer, keys, values) =>
+        new TimeOrderedJoinBuffer(storeName, buffer, keys, values),
+    },
+  );
 }

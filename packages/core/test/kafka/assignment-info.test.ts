@@ -12,9 +12,10 @@ describe('assignment info (version 2)', () => {
     expect(decodeAssignmentInfo(encodeAssignmentInfo(info))).toEqual({
       ...info,
       version: ASSIGNMENT_INFO_VERSION,
+      errorCode: 0,
     });
     const none = decodeAssignmentInfo(encodeAssignmentInfo({ activeTasks: [], standbyTasks: ['0_0'] }));
-    expect(none).toEqual({ version: 2, activeTasks: [], standbyTasks: ['0_0'] });
+    expect(none).toEqual({ version: 2, activeTasks: [], standbyTasks: ['0_0'], errorCode: 0 });
   });
 
   it('keeps v1’s field for the active tasks and reads v1 as actives only', () => {
@@ -22,8 +23,18 @@ describe('assignment info (version 2)', () => {
     expect((JSON.parse(v2.toString()) as { tasks: string[] }).tasks).toEqual(['0_0', '0_3']);
     // What kafka/assignor.ts writes today.
     const v1 = Buffer.from(JSON.stringify({ tasks: ['0_2'] }));
-    expect(decodeAssignmentInfo(v1)).toEqual({ version: 1, activeTasks: ['0_2'], standbyTasks: [] });
-    expect(decodeAssignmentInfo(Buffer.alloc(0))).toEqual({ version: 1, activeTasks: [], standbyTasks: [] });
+    expect(decodeAssignmentInfo(v1)).toEqual({
+      version: 1,
+      activeTasks: ['0_2'],
+      standbyTasks: [],
+      errorCode: 0,
+    });
+    expect(decodeAssignmentInfo(Buffer.alloc(0))).toEqual({
+      version: 1,
+      activeTasks: [],
+      standbyTasks: [],
+      errorCode: 0,
+    });
   });
 
   it('names what is wrong with a malformed one', () => {
@@ -35,5 +46,43 @@ describe('assignment info (version 2)', () => {
     expect(() =>
       decodeAssignmentInfo(Buffer.from(JSON.stringify({ version: 2, tasks: [], nextRebalanceMs: -4 }))),
     ).toThrow(/"nextRebalanceMs" must be epoch ms, got -4/);
+    expect(() =>
+      decodeAssignmentInfo(Buffer.from(JSON.stringify({ version: 2, tasks: [], errorCode: '2' }))),
+    ).toThrow(/"errorCode" must be an AssignorError code \(a whole number >= 0\), got "2"/);
+    expect(() => decodeAssignmentInfo(Buffer.from(JSON.stringify({ tasks: [], errorCode: -1 })))).toThrow(
+      /assignment info v1: "errorCode" must be/,
+    );
+  });
+});
+
+describe("assignment info's error code (Java's AssignorError)", () => {
+  it('round-trips a code and writes none for an ordinary assignment', () => {
+    const refusal = encodeAssignmentInfo({ activeTasks: [], standbyTasks: [], errorCode: 2 });
+    expect(decodeAssignmentInfo(refusal)).toEqual({
+      version: 2,
+      activeTasks: [],
+      standbyTasks: [],
+      errorCode: 2,
+    });
+    for (const ordinary of [
+      encodeAssignmentInfo({ activeTasks: ['0_0'], standbyTasks: [] }),
+      encodeAssignmentInfo({ activeTasks: ['0_0'], standbyTasks: [], errorCode: 0 }),
+    ]) {
+      expect(JSON.parse(ordinary.toString())).not.toHaveProperty('errorCode');
+      expect(decodeAssignmentInfo(ordinary).errorCode).toBe(0);
+    }
+  });
+
+  it('reads the code in every version, including the v1 refusal main wrote on 2026-12-06', () => {
+    const mainRefusal = Buffer.from(JSON.stringify({ tasks: [], errorCode: 2 }));
+    expect(decodeAssignmentInfo(mainRefusal)).toEqual({
+      version: 1,
+      activeTasks: [],
+      standbyTasks: [],
+      errorCode: 2,
+    });
+    const v2 = Buffer.from(JSON.stringify({ version: 2, tasks: ['0_1'], standbyTasks: [], errorCode: 1 }));
+    expect(decodeAssignmentInfo(v2).errorCode).toBe(1);
+    expect(decodeAssignmentInfo(null).errorCode).toBe(0);
   });
 });

@@ -85,6 +85,8 @@ describe('TaskManager, cooperative rebalancing', () => {
     await h.manager.onPartitionsLost([{ topic: 'in', partitions: [0, 1] }]);
     expect(h.calls).toEqual(['0_0.close(dirty)', '0_1.close(dirty)']);
     expect(h.consumer.commits).toEqual([]);
+    // Their work since the last commit is dropped: two rollbacks, as two rollBackTask would count.
+    expect(h.metrics.rollbacks).toBe(2);
     expect(h.manager.tasks.size).toBe(0);
     // Rejoined, the tasks are created anew from what Kafka holds.
     await h.manager.onPartitionsAssigned([{ topic: 'in', partitions: [0, 1] }], member(3));
@@ -133,5 +135,17 @@ describe('TaskManager, cooperative rebalancing', () => {
     expect(producer().committed).toEqual([]);
     expect(h.calls).toEqual(['0_0.rollback', '0_1.rollback', '0_1.close(dirty)']);
     expect(h.made[0]!.state).toBe('running');
+    // The abort rolled both back (counted there); the lost task's dirty close drops nothing more.
+    expect(h.metrics.rollbacks).toBe(2);
+  });
+
+  it('a lost task without work since its last commit closes dirty without counting a rollback', async () => {
+    const h = atLeastOnce();
+    await h.manager.onPartitionsAssigned([{ topic: 'in', partitions: [0, 1] }], member(1));
+    await h.settled();
+    h.made[1]!.consumed = [{ topic: 'in', partition: 1, offset: 3 }];
+    await h.manager.onPartitionsLost([{ topic: 'in', partitions: [0, 1] }]);
+    expect(h.made.map((t) => t.state)).toEqual(['closed', 'closed']);
+    expect(h.metrics.rollbacks).toBe(1);
   });
 });

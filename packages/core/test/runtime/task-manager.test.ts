@@ -74,6 +74,8 @@ describe('TaskManager', () => {
     await h.manager.onAssignment('m2', { in: [0] }, 3);
     expect(h.calls).toContain('0_0.close(dirty)');
     expect(h.consumer.commits).toEqual([]);
+    // Its work since the last commit is dropped: counted as a rollback.
+    expect(h.metrics.rollbacks).toBe(1);
     await h.settled();
     expect(h.made).toHaveLength(2);
     expect(h.manager.tasks.get('0_0')).toBe(h.made[1]);

@@ -1,11 +1,20 @@
 // Each store builder makes its own kind of bytes store from the factory it is given (LevelDB in
 // the runtime, memory in the test driver), and the read-only session store face spans tasks.
-import { InMemoryKeyValueStore, TransactionalBuffer, TypedSessionStore } from '@kstreams/state-store';
+import {
+  InMemoryKeyValueStore,
+  TransactionalBuffer,
+  TypedKeyValueStore,
+  TypedSessionStore,
+} from '@kstreams/state-store';
 import { describe, expect, it } from 'vitest';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { type BytesStoreFactory, inMemoryBytesStores } from '../../src/state/bytes-stores.ts';
 import { Stores } from '../../src/state/index.ts';
 import { readOnlySessionStore } from '../../src/state/session-store.ts';
+import type { StoreBuilder } from '../../src/state/store-builder.ts';
+import { suppressionBufferBuilder } from '../../src/state/suppression-buffer-builder.ts';
+import { joinBufferBuilder, TimeOrderedJoinBuffer } from '../../src/state/time-ordered-join-buffer.ts';
+import { TimeOrderedKeyValueBuffer } from '../../src/state/time-ordered-key-value-buffer.ts';
 
 describe('StoreBuilder.bytesStore', () => {
   const asked: string[] = [];
@@ -81,5 +90,44 @@ describe('readOnlySessionStore', () => {
     expect(await sessions(store.fetch('y'))).toEqual([[5, 6, 7]]);
     expect(store.fetchSession('y', 5, 6)).toBe(7);
     expect(store.fetchSession('y', 5, 7)).toBeUndefined();
+  });
+});
+
+describe('key-value bytes store builders (one builder, the store it builds a parameter)', () => {
+  const S = Serdes.String();
+  const buffer = async () => {
+    const bytes = new InMemoryKeyValueStore('b');
+    await bytes.open();
+    return new TransactionalBuffer(bytes);
+  };
+
+  it('builds each its own store over the buffer and keeps it, and the headers, through withLogging*', async () => {
+    const builders = {
+      kv: Stores.keyValueStoreBuilder('kv', S, S),
+      suppress: suppressionBufferBuilder('suppress', S, S, true),
+      join: joinBufferBuilder('join', S, S),
+    };
+    const kinds = {
+      kv: TypedKeyValueStore,
+      suppress: TimeOrderedKeyValueBuffer,
+      join: TimeOrderedJoinBuffer,
+    };
+    for (const [name, builder] of Object.entries(builders) as [
+      keyof typeof builders,
+      StoreBuilder<string, string>,
+    ][]) {
+      const off = builder.withLoggingDisabled();
+      const on = off.withLoggingEnabled();
+      expect([builder.loggingEnabled, off.loggingEnabled, on.loggingEnabled]).toEqual([true, false, true]);
+      for (const b of [builder, off, on]) {
+        expect(b.type).toBe('key-value');
+        expect(b.name).toBe(name);
+        const store = b.build(await buffer(), S, S);
+        expect(store).toBeInstanceOf(kinds[name]);
+        expect(store.name).toBe(name);
+        // Java's suppression changelog marks its format (`v` = 3); the others carry no headers.
+        expect(b.changelogHeaders).toEqual(name === 'suppress' ? { v: Buffer.of(3) } : undefined);
+      }
+    }
   });
 });

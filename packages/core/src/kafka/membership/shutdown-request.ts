@@ -3,6 +3,7 @@
 // the leader, seeing the flag, gives every member an empty assignment carrying an error code
 // (Java's AssignorError.SHUTDOWN_REQUESTED, 2) instead of tasks. Each member that receives that code
 // stops, going to ERROR as the requesting instance does.
+import { AssignmentInfoError, decodeAssignmentInfo, encodeAssignmentInfo } from '../assignment-info.ts';
 import type { Assignment } from './consumer-protocol.ts';
 import type { GroupAssignor, JoinedMember } from './group-member.ts';
 
@@ -20,20 +21,23 @@ export function withShutdownRequests(
       if (!members.some(requested)) return assignor.assign(members, partitionCount);
       const refusal: Assignment = {
         partitions: [],
-        userData: Buffer.from(JSON.stringify({ tasks: [], errorCode: SHUTDOWN_REQUESTED })),
+        userData: encodeAssignmentInfo({ activeTasks: [], standbyTasks: [], errorCode: SHUTDOWN_REQUESTED }),
       };
       return new Map(members.map((m) => [m.memberId, refusal]));
     },
   };
 }
 
-/** The assignment's error code (0: none); the runtime's assignment userData is JSON. */
+/**
+ * The assignment's error code (0: none), from its assignment info. An undecodable userData reads
+ * as 0, as before the decoder held the code: the error code only stops the instance, and the
+ * tasks themselves come from the assigned partitions, so such a userData stops nothing here.
+ */
 export function assignmentErrorCode(userData: Buffer | null): number {
-  if (userData === null || userData.length === 0) return 0;
   try {
-    const code = (JSON.parse(userData.toString('utf8')) as { errorCode?: unknown }).errorCode;
-    return typeof code === 'number' ? code : 0;
-  } catch {
-    return 0;
+    return decodeAssignmentInfo(userData).errorCode;
+  } catch (error) {
+    if (error instanceof AssignmentInfoError) return 0;
+    throw error;
   }
 }

@@ -1,13 +1,14 @@
 import type { Processor, ProcessorContext } from '../../processor/processor.ts';
 import type { Record } from '../../processor/record.ts';
-import { timestampedWindowView, type ValueAndTimestamp } from '../../state/value-and-timestamp.ts';
+import type { ValueAndTimestamp } from '../../state/value-and-timestamp.ts';
 import type { TypedWindowStore } from '../../state/window-store.ts';
 import type { Window, Windowed } from '../../windowed.ts';
 import type { SlidingWindows } from '../sliding-windows.ts';
 import { Change } from './change.ts';
 import { droppedRecord } from './dropped-records.ts';
-import { ObservedStreamTime } from './observed-stream-time.ts';
-import { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
+import type { ObservedStreamTime } from './observed-stream-time.ts';
+import type { TimestampedTupleForwarder } from './timestamped-tuple-forwarder.ts';
+import { openWindowAggregation } from './window-aggregate-processor.ts';
 
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
 /** A window's aggregate and its largest record timestamp; undefined when it has none (Java's null). */
@@ -56,15 +57,11 @@ export class SlidingWindowAggregateProcessor
 
   init(context: Ctx): void {
     this.ctx = context;
-    this.observedStreamTime = new ObservedStreamTime(context);
-    this.store = timestampedWindowView(
-      context.getStateStore<TypedWindowStore<unknown, unknown>>(this.storeName),
-    );
-    this.forwarder = new TimestampedTupleForwarder(
-      context as ProcessorContext<unknown, unknown>,
-      this.store,
-      this.storeName,
-    );
+    ({
+      observedStreamTime: this.observedStreamTime,
+      store: this.store,
+      forwarder: this.forwarder,
+    } = openWindowAggregation(context, this.storeName));
   }
 
   async process(record: In): Promise<void> {

@@ -13,6 +13,22 @@ import type { WindowCloseEmitter } from './window-close-emitter.ts';
 type Ctx = ProcessorContext<Windowed<unknown>, Change<unknown>>;
 
 /**
+ * What a time or sliding window aggregation opens at init, in this order: its observed stream
+ * time (registered with the task's commits and rollbacks), the timestamped view of its window
+ * store, and the forwarder over that view (through the store's record cache, if any).
+ */
+export function openWindowAggregation(context: Ctx, storeName: string) {
+  const observedStreamTime = new ObservedStreamTime(context);
+  const store = timestampedWindowView(context.getStateStore<TypedWindowStore<unknown, unknown>>(storeName));
+  const forwarder = new TimestampedTupleForwarder(
+    context as ProcessorContext<unknown, unknown>,
+    store,
+    storeName,
+  );
+  return { observedStreamTime, store, forwarder };
+}
+
+/**
  * Kafka Streams' KStreamWindowAggregate: adds each record to every window that contains it and
  * forwards each window's new aggregate, stamped with the largest timestamp in it. A window takes
  * records until stream time passes its end plus the grace; later records are dropped (late).
@@ -36,15 +52,11 @@ export class WindowAggregateProcessor
 
   init(context: Ctx): void {
     this.ctx = context;
-    this.observedStreamTime = new ObservedStreamTime(context);
-    this.store = timestampedWindowView(
-      context.getStateStore<TypedWindowStore<unknown, unknown>>(this.storeName),
-    );
-    this.forwarder = new TimestampedTupleForwarder(
-      context as ProcessorContext<unknown, unknown>,
-      this.store,
-      this.storeName,
-    );
+    ({
+      observedStreamTime: this.observedStreamTime,
+      store: this.store,
+      forwarder: this.forwarder,
+    } = openWindowAggregation(context, this.storeName));
     this.onWindowClose?.init(context as ProcessorContext<unknown, unknown>);
   }
 

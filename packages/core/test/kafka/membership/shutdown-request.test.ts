@@ -1,5 +1,6 @@
 // The leader's side of SHUTDOWN_APPLICATION, without a broker.
 import { describe, expect, it } from 'vitest';
+import { ASSIGNMENT_INFO_VERSION, decodeAssignmentInfo } from '../../../src/kafka/assignment-info.ts';
 import { decodeUserData, encodeUserData } from '../../../src/kafka/assignor.ts';
 import type { GroupAssignor, JoinedMember } from '../../../src/kafka/membership/group-member.ts';
 import {
@@ -48,6 +49,12 @@ describe('SHUTDOWN_APPLICATION through the group', () => {
     for (const assignment of plan.values()) {
       expect(assignment.partitions).toEqual([]);
       expect(assignmentErrorCode(assignment.userData)).toBe(SHUTDOWN_REQUESTED);
+      expect(decodeAssignmentInfo(assignment.userData)).toEqual({
+        version: ASSIGNMENT_INFO_VERSION,
+        activeTasks: [],
+        standbyTasks: [],
+        errorCode: SHUTDOWN_REQUESTED,
+      });
     }
     expect(SHUTDOWN_REQUESTED).toBe(2);
   });
@@ -62,5 +69,8 @@ describe('SHUTDOWN_APPLICATION through the group', () => {
     expect(assignmentErrorCode(null)).toBe(0);
     expect(assignmentErrorCode(Buffer.from('not json'))).toBe(0);
     expect(assignmentErrorCode(Buffer.from('{"tasks":[]}'))).toBe(0);
+    // Read by the assignment info decoder: a v1 document with the code, and a malformed code as none.
+    expect(assignmentErrorCode(Buffer.from('{"tasks":[],"errorCode":2}'))).toBe(SHUTDOWN_REQUESTED);
+    expect(assignmentErrorCode(Buffer.from('{"tasks":[],"errorCode":"2"}'))).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import type { StreamsAdmin } from '../../../src/kafka/admin.ts';
 import type { Kafka } from '../../../src/kafka/client.ts';
 import { StreamsBuilder } from '../../../src/kstream/index.ts';
 import { StreamsMetricsRecorder } from '../../../src/metrics/streams-metrics-recorder.ts';
-import { newMetrics } from '../../../src/runtime/metrics.ts';
+import { newMetrics, type StreamsMetrics } from '../../../src/runtime/metrics.ts';
 import { Mutex } from '../../../src/runtime/mutex.ts';
 import type { GuaranteeDeps, ProcessingGuarantee } from '../../../src/runtime/processing-guarantee.ts';
 import { TaskManager } from '../../../src/runtime/task-manager.ts';
@@ -23,6 +23,8 @@ export interface Harness {
   calls: string[];
   fatal: unknown[];
   running: boolean[];
+  /** The manager's counters (app.metrics()). */
+  metrics: StreamsMetrics;
   /** Waits until the background creation of tasks has settled. */
   settled(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export function taskManagerHarness(
   const fatal: unknown[] = [];
   const running: boolean[] = [];
   const mutex = new Mutex();
+  const metrics = newMetrics();
   let closing = false;
   const manager: TaskManager<FakeTask> = new TaskManager<FakeTask>({
     config,
@@ -53,7 +56,7 @@ export function taskManagerHarness(
     kafka: {} as Kafka,
     admin: {} as StreamsAdmin,
     logger: silentLogger(),
-    metrics: newMetrics(),
+    metrics,
     recorder: new StreamsMetricsRecorder('info'),
     onRunningChange: (r) => running.push(r),
     onFatal: (e) => fatal.push(e),
@@ -82,5 +85,5 @@ export function taskManagerHarness(
     for (let i = 0; i < 100 && manager.creating.size > 0; i++) await new Promise((r) => setTimeout(r, 5));
     await mutex.run(() => {});
   };
-  return { manager, consumer, made, calls, fatal, running, settled };
+  return { manager, consumer, made, calls, fatal, running, metrics, settled };
 }
