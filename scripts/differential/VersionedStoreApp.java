@@ -1,13 +1,14 @@
-// A Kafka Streams application on the real broker that restores a versioned store from a changelog
-// another application wrote (issue 39: kstreams writes it, Java restores it): a table on the input
-// topic materialized on Stores.persistentVersionedKeyValueStore(store, history retention), under
-// the application id given, so that its changelog is `<application id>-<store>-changelog`. The
-// input's offsets are the group's committed ones, so the store's content comes from the restore
-// alone. Once RUNNING it answers IQv2 queries for each key: the latest version
-// (VersionedKeyQuery), the version as of each timestamp given, every version and those of each
-// time range given (MultiVersionedKeyQuery, ascending), and prints them with the number of records restored as
-// JSON on stdout.
-// Usage: VersionedStoreApp <brokers> <application id> <input topic> <store> <retention ms> <queries file>
+// A Kafka Streams application on the real broker with a versioned store (issue 39): a table on the
+// input topic materialized on Stores.persistentVersionedKeyValueStore(store, history retention),
+// under the application id given, so that its changelog is `<application id>-<store>-changelog`.
+// Mode `restore`: the changelog was written by another application (kstreams) whose group
+// committed the input's offsets, so the store's content comes from the restore alone. Mode
+// `process`: a new application id; it processes the input up to the end offsets it found at start
+// (committed), writing the changelog kstreams then restores. Then it answers IQv2 queries for
+// each key: the latest version (VersionedKeyQuery), the version as of each timestamp given, every
+// version and those of each time range given (MultiVersionedKeyQuery, ascending), and prints them
+// with the number of records restored as JSON on stdout.
+// Usage: VersionedStoreApp <brokers> <application id> <input topic> <store> <retention ms> <queries file> [restore|process]
 // The queries file: { "keys": [...], "asOf": [timestamps...], "ranges": [[from, to]...] }.
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,13 +19,20 @@ import java.io.File;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -82,6 +90,7 @@ public final class VersionedStoreApp {
     try {
       streams.start();
       if (!running.await(120, TimeUnit.SECONDS)) throw new IllegalStateException("not RUNNING after 120 s: " + streams.state());
+      if ("process".equals(args.length > 6 ? args[6] : "restore")) awaitCommitted(streams, args[0], args[2]);
       ObjectNode out = JSON.createObjectNode();
       out.put("restored", restored.get());
       ObjectNode answers = out.putObject("answers");
@@ -106,7 +115,10 @@ public final class VersionedStoreApp {
       }
       System.out.println(JSON.writeValueAsString(out));
     } finally {
-      streams.close(Duration.ofSeconds(30));
+      // Leaving the group (Kafka Streams stays in it by default) lets the next application with
+      // this id take the partitions at once rather than after the session timeout.
+      streams.close(CloseOptions.timeout(Duration.ofSeconds(30))
+          .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
       Utils.delete(stateDir);
     }
   }
@@ -117,6 +129,26 @@ public final class VersionedStoreApp {
       while (it.hasNext()) versions.add(record(it.next()));
     }
     return versions;
+  }
+
+  /** Waits until the input's end offsets at this time are committed (every record processed). */
+  private static void awaitCommitted(KafkaStreams streams, String brokers, String topic) throws Exception {
+    Map<TopicPartition, Long> ends = new HashMap<>();
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, brokers))) {
+      int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < partitions; p++) latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
+    }
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (true) {
+      Map<TopicPartition, Long> committed = new HashMap<>();
+      streams.metadataForLocalThreads().forEach(thread -> thread.activeTasks()
+          .forEach(task -> committed.putAll(task.committedOffsets())));
+      if (ends.entrySet().stream().allMatch(e -> committed.getOrDefault(e.getKey(), -1L) >= e.getValue())) return;
+      if (System.currentTimeMillis() > deadline) throw new IllegalStateException("committed " + committed + ", not " + ends);
+      Thread.sleep(100);
+    }
   }
 
   /** The answer of the one partition that holds the key (the others answer null or nothing). */
