@@ -113,6 +113,23 @@ describe.each(kinds)('VersionedBytesStore ($kind)', ({ create }) => {
     expect(v.getAsOf(b('k'), 500)).toBeUndefined();
   });
 
+  it('lists the versions of live segments, as Kafka Streams does, and the latest alone past the retention', () => {
+    // Retention 100, segments of 10. Stream time 205: cutoff 105, first live segment [100, 110).
+    v.put(b('j'), b('only'), 20);
+    v.put(b('k'), b('a'), 10); // valid [10, 50): segment 5, expired
+    v.put(b('k'), b('b'), 50); // valid [50, 103): ended before the cutoff, in a live segment
+    v.put(b('k'), b('c'), 103); // valid [103, 205)
+    v.put(b('k'), b('d'), 205);
+    const all = (from: number, to: number) => v.versions(b('k'), from, to).map((r) => text(r));
+    expect(all(0, 1000)).toEqual(['b', 'c', 'd']);
+    expect(all(0, 105)).toEqual(['b', 'c']);
+    expect(all(104, 1000)).toEqual(['c', 'd']);
+    // A toTime older than the retention: Kafka Streams reads only the latest version (the latest
+    // never expires; k's is too new).
+    expect(all(0, 104)).toEqual([]);
+    expect(v.versions(b('j'), 0, 30).map((r) => text(r))).toEqual(['only']);
+  });
+
   it('under a transactional buffer: nothing reaches the store before commit, rollback drops all', async () => {
     v.put(b('k'), b('a'), 10);
     expect(v.pendingChanges()).toHaveLength(1);

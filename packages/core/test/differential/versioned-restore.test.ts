@@ -2,8 +2,9 @@
 // differential harness) restores in kstreams to the very store kstreams builds itself from the same
 // table updates: the same bytes under every key, so every version reads alike. (The other way
 // round, kstreams writes the same changelog bytes and timestamps as Kafka Streams: the
-// 'versioned table' differential scenario compares them, so a Java app restores from it as from
-// its own.)
+// 'versioned table' differential scenario compares them, and test/runtime/
+// versioned-java-restore.int.test.ts restores a Kafka Streams app from kstreams' changelog on the
+// broker.)
 import {
   encodeRestoreValue,
   InMemoryKeyValueStore,

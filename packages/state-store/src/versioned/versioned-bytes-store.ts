@@ -188,14 +188,18 @@ export class VersionedBytesStore {
   /**
    * The versions of a key valid at some time in [fromTime, toTime], oldest first, tombstones left
    * out (Kafka Streams' MultiVersionedKeyQuery): a version counts from its timestamp until its
-   * validTo (the latest: for ever); versions that ended before the history retention are gone.
+   * validTo (the latest: for ever). As Kafka Streams' RocksDBVersionedStore answers it: a `toTime`
+   * older than the history retention finds the latest version alone; otherwise every version in a
+   * live segment counts, a segment (by the version's validTo) expiring whole, so a version that
+   * ended just before the retention's cutoff may still be listed. (The Java app restoring
+   * kstreams' changelog in test/runtime/versioned-java-restore.int.test.ts answers so.)
    */
   versions(key: Buffer, fromTime: number, toTime: number): VersionedBytesRecord[] {
     requireKey(this.name, key);
     const cutoff = this.observedStreamTime - this.historyRetentionMs;
     const found: VersionedBytesRecord[] = [];
-    for (const v of this.history(key)) {
-      if (v.value === null || v.validTo <= cutoff) continue;
+    for (const v of toTime < cutoff ? [] : this.history(key)) {
+      if (v.value === null || this.expired(v.validTo)) continue;
       if (v.timestamp <= toTime && v.validTo > fromTime)
         found.push({ value: v.value, timestamp: v.timestamp, validTo: v.validTo });
     }
@@ -291,8 +295,7 @@ export class VersionedBytesStore {
   private appendHistory(key: Buffer, version: Version): void {
     const hk = historyKey(key);
     const stored = this.backend.get(hk);
-    const cutoff = this.observedStreamTime - this.historyRetentionMs;
-    if (stored === undefined || oldestValidTo(stored) > cutoff) {
+    if (stored === undefined || !this.expired(oldestValidTo(stored))) {
       const added = encodeHistory([version]);
       this.backend.put(hk, stored === undefined ? added : Buffer.concat([stored, added]));
       return;
@@ -300,12 +303,20 @@ export class VersionedBytesStore {
     this.writeHistory(key, [...decodeHistory(stored), version]);
   }
 
-  /** Writes a key's history without the versions no read can reach any more (validTo <= cutoff). */
+  /** Writes a key's history without the versions of expired segments (no read reaches them). */
   private writeHistory(key: Buffer, versions: readonly Version[]): void {
-    const cutoff = this.observedStreamTime - this.historyRetentionMs;
-    const live = versions.filter((v) => v.validTo > cutoff);
+    const live = versions.filter((v) => !this.expired(v.validTo));
     if (live.length === 0) this.backend.delete(historyKey(key));
     else this.backend.put(historyKey(key), encodeHistory(live));
+  }
+
+  /**
+   * Whether a version that ended at `validTo` is gone: Kafka Streams keeps it in the segment of its
+   * validTo and drops segments whole, once they are older than the segment of observed stream
+   * time minus the history retention (AbstractSegments' minLiveSegment).
+   */
+  private expired(validTo: number): boolean {
+    return this.segmentOf(validTo) < this.segmentOf(this.observedStreamTime - this.historyRetentionMs);
   }
 
   private segmentOf(timestamp: number): number {
