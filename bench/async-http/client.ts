@@ -3,7 +3,7 @@
 // call and the last answer of a variant.
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 
 export interface Served {
   count: number;
@@ -20,6 +20,60 @@ export interface Service {
   /** The service process's CPU seconds so far (user + system). */
   cpuSeconds(): Promise<number>;
   close(): Promise<void>;
+}
+
+/**
+ * One call's undici dispatch handler: collects the body as text, with an AbortSignal as
+ * `pool.request` takes one. Dispatch instead of `pool.request`: request() wraps every answer in a
+ * body stream (a Readable) and its promises, 60-68 µs of the app's CPU per call against 27-43 µs
+ * with this handler (2026-12-06, 40,000 calls, 4,000 at once, same pool), and the HTTP client's CPU
+ * is what bounds async-1000 on this machine.
+ */
+class BodyText implements Dispatcher.DispatchHandler {
+  private chunks: Buffer[] = [];
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly onAbort: (() => void) | undefined;
+  constructor(
+    private readonly resolve: (body: string) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    if (signal === undefined) return;
+    this.onAbort = () => this.controller?.abort(signal.reason);
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.signal?.aborted) controller.abort(this.signal.reason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    if (statusCode !== 200) this.fail(new Error(`the service answered ${statusCode}`));
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.done();
+    const { chunks } = this;
+    this.resolve(chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString());
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  private fail(error: unknown): void {
+    this.done();
+    this.reject(error);
+  }
+
+  private done(): void {
+    if (this.onAbort) this.signal?.removeEventListener('abort', this.onAbort);
+  }
 }
 
 /**
@@ -44,17 +98,18 @@ export async function startService(connections: number): Promise<Service> {
   return {
     url,
     served,
-    async call(value, signal) {
+    call(value, signal) {
       if (served.first === 0) served.first = performance.now();
-      const response = await pool.request({
-        path: `/${value}`,
-        method: 'GET',
-        ...(signal ? { signal } : {}),
+      return new Promise<string>((resolve, reject) => {
+        pool.dispatch(
+          { origin: url, path: `/${value}`, method: 'GET' },
+          new BodyText(resolve, reject, signal),
+        );
+      }).then((body) => {
+        served.count += 1;
+        served.last = performance.now();
+        return body;
       });
-      const body = await response.body.text();
-      served.count += 1;
-      served.last = performance.now();
-      return body;
     },
     reset() {
       Object.assign(served, { count: 0, first: 0, last: 0 });
