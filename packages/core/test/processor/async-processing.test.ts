@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryKeyValueStore } from '@kstreams/state-store';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AsyncTimeoutError, ConfigError, StreamsError } from '../../src/errors.ts';
 import { StreamsBuilder } from '../../src/kstream/index.ts';
 import type { AsyncOptions } from '../../src/processor/async-processor.ts';
@@ -224,6 +224,28 @@ describe('async processors in a StreamTask', () => {
     expect(t.droppedRecordsTotal).toBe(1);
     expect(finished.map((f) => f.timedOut)).toEqual([false, true]);
     expect(finished[1]!.ms).toBeGreaterThanOrEqual(19);
+  });
+
+  it('the timeouts of many calls in flight run on one timer of the operator', async () => {
+    vi.useFakeTimers();
+    try {
+      const calls = new Calls();
+      const handlers = continueOnError;
+      const t = await task(calls, { timeoutMs: 1_000, maxInFlight: 500 }, { errorHandling: { handlers } });
+      const before = vi.getTimerCount();
+      for (let i = 0; i < 300; i++) t.process(input(i, `k${i}`, `v${i}`));
+      expect(vi.getTimerCount() - before).toBe(1);
+      for (let i = 0; i < 300; i += 2) calls.finish(`v${i}`);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(t.asyncMetrics()).toMatchObject({ inFlight: 150, timeouts: 0 });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.asyncMetrics()).toMatchObject({ inFlight: 0, timeouts: 150 });
+      expect(sent).toHaveLength(150);
+      expect(calls.signals.get('v1')?.aborted).toBe(true);
+      expect(vi.getTimerCount() - before).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a failed call fails the task (default handler) at its commit and at its next record', async () => {
