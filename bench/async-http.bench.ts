@@ -12,7 +12,7 @@
 // Records/s is measured from the first call to the last answer of the variant (the group join and
 // task start-up are outside); timer-1000 from the first to the last call's end. CPU s: the app's
 // and the service's processes (user + system) over the variant (the app's includes its start and
-// close). In flight: the mean of app.metrics().asyncInFlight while the calls ran; call ms: the
+// close; app µs/rec is it per record). In flight: the mean of app.metrics().asyncInFlight while the calls ran; call ms: the
 // mean of kstreams_stream_task_async_latency_avg over the tasks (from a call's start to its answer).
 // Environment: KAFKA_BROKERS (default 127.0.0.1:9092), BENCH_ASYNC_RECORDS (records of the fast
 // variants, default 40000; async-1 gets 1/20 of it, await 1/80), BENCH_ASYNC_ONLY (comma-separated
@@ -190,6 +190,8 @@ try {
       seconds: +seconds.toFixed(2),
       'records/s': Math.round(v.counter.count / seconds),
       'app CPU s': +((cpu.user + cpu.system) / 1e6).toFixed(1),
+      // What bounds the rate on a loaded machine: 1e6 / this is the records/s of one free core.
+      'app µs/rec': Math.round((cpu.user + cpu.system) / Math.max(1, v.counter.count)),
       'service CPU s': +((await service.cpuSeconds()) - serviceCpuBefore).toFixed(1),
       ...extra,
     };
