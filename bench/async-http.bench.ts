@@ -80,8 +80,8 @@ const asyncVariant = (name: string, maxInFlight: number, records: number, timed 
     b
       .stream<string, string>(input, { keySerde: S, valueSerde: S })
       .mapValuesAsync(
-        // The timer reads no signal (it has nothing to abort), so its calls make no AbortController.
-        (value: string, _key, call) => (timed ? timerCall(value) : service.call(value, call.signal)),
+        // The HTTP call is aborted through call.onAbort (on a rollback); the timer has nothing to abort.
+        (value: string, _key, call) => (timed ? timerCall(value) : service.call(value, call)),
         { maxInFlight },
       )
       .to(output, { keySerde: S, valueSerde: S }),

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AsyncTimeoutError, ConfigError, StreamsError } from '../../src/errors.ts';
 import { StreamsBuilder } from '../../src/kstream/index.ts';
-import type { AsyncOptions } from '../../src/processor/async-processor.ts';
+import type { AsyncCall, AsyncOptions } from '../../src/processor/async-processor.ts';
 import { defaultExceptionHandlers } from '../../src/processor/exception-handlers.ts';
 import type { OutputRecord } from '../../src/processor/internals/records.ts';
 import { StreamTask, type StreamTaskOptions } from '../../src/processor/internals/stream-task.ts';
@@ -305,6 +305,50 @@ describe('async processors in a StreamTask', () => {
     await tick();
     expect(late[1]!.call.signal.aborted).toBe(true);
     expect(String(late[1]!.call.signal.reason)).toMatch(/abandoned/);
+  });
+
+  it('onAbort listeners: called once on a timeout or a rollback, at once when late, never after the call finished', async () => {
+    const builder = new StreamsBuilder();
+    const seen: string[] = [];
+    const pending = new Map<string, (v: string) => void>();
+    const calls = new Map<string, AsyncCall>();
+    builder
+      .stream('in', str)
+      .mapValuesAsync(
+        (value: string, _key, call) => {
+          calls.set(value, call);
+          call.onAbort((reason) =>
+            seen.push(`${value}: ${reason instanceof AsyncTimeoutError ? 'timeout' : String(reason)}`),
+          );
+          return new Promise<string>((r) => pending.set(value, r));
+        },
+        { timeoutMs: 30 },
+      )
+      .to('out', str);
+    const t = new StreamTask({
+      ...base,
+      topology: builder.build(),
+      errorHandling: { handlers: continueOnError },
+    });
+    await t.initializeStores();
+    await t.initializeTopology();
+    t.process(input(0, 'a', 'a1'));
+    t.process(input(1, 'b', 'b1'));
+    pending.get('b1')!('B1');
+    await tick();
+    // Finished: a listener added now is never called, nor the one from before.
+    calls.get('b1')!.onAbort(() => seen.push('b1 late'));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(seen).toEqual(['a1: timeout']);
+    // After the abort: called at once with the same reason.
+    calls.get('a1')!.onAbort((reason) => seen.push(`a1 again: ${reason instanceof AsyncTimeoutError}`));
+    expect(seen).toEqual(['a1: timeout', 'a1 again: true']);
+
+    t.process(input(2, 'c', 'c1'));
+    t.rollback();
+    expect(seen.at(-1)).toMatch(/^c1: Error: the task abandoned the record/);
+    expect(seen).toHaveLength(3);
+    expect(out()).toEqual(['b=B1']);
   });
 });
 

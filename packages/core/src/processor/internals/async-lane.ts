@@ -40,7 +40,7 @@ export interface AsyncLaneStats {
  * is made when the processor first reads `signal`: a controller and its signal (an EventTarget)
  * cost about 6 µs and a good part of the GC per call, 11% of a 20 ms timer's records at
  * maxInFlight 1,000 (bench/async-http.bench.ts, 2026-12-06). An abort before the first read is
- * kept, so a signal read late is already aborted.
+ * kept, so a signal read late is already aborted. `onAbort` listeners are plain callbacks.
  */
 class Entry implements AsyncCall, Deadline {
   done = false;
@@ -53,6 +53,7 @@ class Entry implements AsyncCall, Deadline {
   /** The lane's epoch when the call started: a call of an abandoned epoch is ignored. */
   epoch = -1;
   private controller: AbortController | undefined = undefined;
+  private listeners: Array<(reason: unknown) => void> | undefined = undefined;
   private abortReason: unknown = undefined;
   private aborted = false;
   constructor(
@@ -73,13 +74,27 @@ class Entry implements AsyncCall, Deadline {
     if (this.controller === undefined) {
       this.controller = new AbortController();
       if (this.aborted) this.controller.abort(this.abortReason);
-      else if (!this.lane.watch(this)) this.abort(new Error('the task abandoned the record'));
+      else this.watch();
     }
     return this.controller.signal;
   }
 
-  get hasSignal(): boolean {
-    return this.controller !== undefined;
+  onAbort(listener: (reason: unknown) => void): void {
+    if (this.aborted) listener(this.abortReason);
+    else if (!this.done) {
+      (this.listeners ??= []).push(listener);
+      this.watch();
+    }
+  }
+
+  /** Whether the lane must abort this call when it abandons its records (its abort is observed). */
+  get watched(): boolean {
+    return this.controller !== undefined || this.listeners !== undefined;
+  }
+
+  /** Joins the calls the lane aborts on abandon; aborts at once when already abandoned. */
+  private watch(): void {
+    if (!this.lane.watch(this)) this.abort(new Error('the task abandoned the record'));
   }
 
   abort(reason: unknown): void {
@@ -87,6 +102,9 @@ class Entry implements AsyncCall, Deadline {
     this.aborted = true;
     this.abortReason = reason;
     this.controller?.abort(reason);
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener(reason);
   }
 }
 
@@ -113,8 +131,8 @@ export class AsyncLane {
   private orderHead = 0;
   /** Bumped when the lane abandons its records: calls of an earlier epoch are ignored. */
   private epoch = 0;
-  /** The running calls whose signal was read, to abort when the lane abandons its records. */
-  private readonly signalled = new Set<Entry>();
+  /** The running calls whose signal was read or onAbort called, to abort when the lane abandons them. */
+  private readonly watchedCalls = new Set<Entry>();
   /** timeoutMs' clock: one timer for the lane's calls. */
   private readonly deadlines: DeadlineQueue<Entry> | undefined;
   readonly stats: AsyncLaneStats = { completed: 0, latencyTotalMs: 0, latencyMaxMs: 0, timeouts: 0 };
@@ -159,10 +177,10 @@ export class AsyncLane {
     }
   }
 
-  /** A running call's signal was read: it is aborted if the lane abandons it. False: already abandoned. */
+  /** A running call's abort is observed: it is aborted if the lane abandons it. False: already abandoned. */
   watch(entry: Entry): boolean {
     if (entry.epoch !== this.epoch) return false;
-    if (!entry.done) this.signalled.add(entry);
+    if (!entry.done) this.watchedCalls.add(entry);
     return true;
   }
 
@@ -204,7 +222,7 @@ export class AsyncLane {
   }
 
   private settle(entry: Entry, outputs: Outputs, error: unknown, timedOut: boolean): void {
-    if (entry.hasSignal) this.signalled.delete(entry);
+    if (entry.watched) this.watchedCalls.delete(entry);
     this.running -= 1;
     const latency = this.host.now() - entry.started;
     this.stats.completed += 1;
@@ -266,8 +284,8 @@ export class AsyncLane {
   /** Forgets every record (rollback, close): their calls are aborted and their results ignored. */
   abandon(): void {
     this.epoch += 1;
-    for (const entry of this.signalled) entry.abort(new Error('the task abandoned the record'));
-    this.signalled.clear();
+    for (const entry of this.watchedCalls) entry.abort(new Error('the task abandoned the record'));
+    this.watchedCalls.clear();
     this.deadlines?.clear();
     this.tails.clear();
     this.ready = [];
