@@ -49,13 +49,13 @@ class BodyText implements Dispatcher.DispatchHandler {
     abortable?.onAbort((reason) => {
       this.aborted = true;
       this.reason = reason;
-      this.controller?.abort(reason);
+      this.controller?.abort(reason as Error);
     });
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.aborted) controller.abort(this.reason);
+    if (this.aborted) controller.abort(this.reason as Error);
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {

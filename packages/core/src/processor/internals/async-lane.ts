@@ -82,7 +82,8 @@ class Entry implements AsyncCall, Deadline {
   onAbort(listener: (reason: unknown) => void): void {
     if (this.aborted) listener(this.abortReason);
     else if (!this.done) {
-      (this.listeners ??= []).push(listener);
+      if (this.listeners === undefined) this.listeners = [listener];
+      else this.listeners.push(listener);
       this.watch();
     }
   }
