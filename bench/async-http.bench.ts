@@ -40,8 +40,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // most of them waiting for their key).
 const KEYS = 100_000;
 
-// BENCH_ASYNC_CONNECTIONS: the client pool's keep-alive connections to the service (default 500).
-const service = await startService(Number(process.env.BENCH_ASYNC_CONNECTIONS ?? 500));
+// BENCH_ASYNC_CONNECTIONS: the client pool's keep-alive connections to the service (default 1,000).
+const service = await startService(Number(process.env.BENCH_ASYNC_CONNECTIONS ?? 1_000));
 const timer: Served = { count: 0, first: 0, last: 0 };
 /** timer-1000's "call": 20 ms, nothing else. */
 async function timerCall(value: string): Promise<string> {
