@@ -12,12 +12,15 @@
 // Records/s is measured from the first call to the last answer of the variant (the group join and
 // task start-up are outside); timer-1000 from the first to the last call's end. CPU s: the app's
 // and the service's processes (user + system) over the variant (the app's includes its start and
-// close). In flight: the mean of app.metrics().asyncInFlight while the calls ran; call ms: the
+// close; app µs/rec is it per record). In flight: the mean of app.metrics().asyncInFlight while the calls ran; call ms: the
 // mean of kstreams_stream_task_async_latency_avg over the tasks (from a call's start to its answer).
 // Environment: KAFKA_BROKERS (default 127.0.0.1:9092), BENCH_ASYNC_RECORDS (records of the fast
 // variants, default 40000; async-1 gets 1/20 of it, await 1/80), BENCH_ASYNC_ONLY (comma-separated
-// variant names, e.g. to profile one with --cpu-prof), BENCH_ASYNC_CONNECTIONS (the client's pool).
-import { mkdtemp, rm } from 'node:fs/promises';
+// variant names), BENCH_ASYNC_CONNECTIONS (the client's pool), BENCH_ASYNC_PROFILE (a directory: a
+// CPU profile of the app's process per variant, from the first call to the last answer, without
+// the input's production, the group join and the close that --cpu-prof would mix in).
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KafkaStreams, Serdes, StreamsBuilder } from '../packages/core/src/index.ts';
@@ -28,6 +31,7 @@ const brokers = brokersFromEnv();
 const S = Serdes.String();
 const run = `async-http-${Date.now()}`;
 const FAST = Number(process.env.BENCH_ASYNC_RECORDS ?? 40_000);
+const PROFILE = process.env.BENCH_ASYNC_PROFILE;
 const ONLY = process.env.BENCH_ASYNC_ONLY?.split(',').map((s) => s.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Distinct keys (a payment id, say): under per-key ordering a key's records are called one after
@@ -76,8 +80,8 @@ const asyncVariant = (name: string, maxInFlight: number, records: number, timed 
     b
       .stream<string, string>(input, { keySerde: S, valueSerde: S })
       .mapValuesAsync(
-        // The timer reads no signal (it has nothing to abort), so its calls make no AbortController.
-        (value: string, _key, call) => (timed ? timerCall(value) : service.call(value, call.signal)),
+        // The HTTP call is aborted through call.onAbort (on a rollback); the timer has nothing to abort.
+        (value: string, _key, call) => (timed ? timerCall(value) : service.call(value, call)),
         { maxInFlight },
       )
       .to(output, { keySerde: S, valueSerde: S }),
@@ -137,9 +141,22 @@ async function runApp(v: Variant & Required<Pick<Variant, 'build'>>): Promise<Re
   // Records in flight (app.metrics()), sampled while the calls run: by Little's law the rate is
   // in flight / call ms, which tells whether the framework keeps the calls coming or they take long.
   const inFlight: number[] = [];
+  const profiler = PROFILE === undefined ? undefined : new Session();
   while (v.counter.count < v.records && Date.now() < until) {
     await sleep(50);
-    if (v.counter.first > 0) inFlight.push(app.metrics().asyncInFlight);
+    if (v.counter.first === 0) continue;
+    if (profiler !== undefined && inFlight.length === 0) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    inFlight.push(app.metrics().asyncInFlight);
+  }
+  if (profiler !== undefined && inFlight.length > 0) {
+    const { profile } = await profiler.post('Profiler.stop');
+    await mkdir(PROFILE!, { recursive: true });
+    await writeFile(join(PROFILE!, `${v.name}.cpuprofile`), JSON.stringify(profile));
+    profiler.disconnect();
   }
   const latency = (await app.metricsRegistry.getMetricsAsJSON()).find(
     (m) => m.name === 'kstreams_stream_task_async_latency_avg',
@@ -173,6 +190,8 @@ try {
       seconds: +seconds.toFixed(2),
       'records/s': Math.round(v.counter.count / seconds),
       'app CPU s': +((cpu.user + cpu.system) / 1e6).toFixed(1),
+      // What bounds the rate on a loaded machine: 1e6 / this is the records/s of one free core.
+      'app µs/rec': Math.round((cpu.user + cpu.system) / Math.max(1, v.counter.count)),
       'service CPU s': +((await service.cpuSeconds()) - serviceCpuBefore).toFixed(1),
       ...extra,
     };

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemoryKeyValueStore } from '@kstreams/state-store';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AsyncTimeoutError, ConfigError, StreamsError } from '../../src/errors.ts';
 import { StreamsBuilder } from '../../src/kstream/index.ts';
-import type { AsyncOptions } from '../../src/processor/async-processor.ts';
+import type { AsyncCall, AsyncOptions } from '../../src/processor/async-processor.ts';
 import { defaultExceptionHandlers } from '../../src/processor/exception-handlers.ts';
 import type { OutputRecord } from '../../src/processor/internals/records.ts';
 import { StreamTask, type StreamTaskOptions } from '../../src/processor/internals/stream-task.ts';
@@ -226,6 +226,28 @@ describe('async processors in a StreamTask', () => {
     expect(finished[1]!.ms).toBeGreaterThanOrEqual(19);
   });
 
+  it('the timeouts of many calls in flight run on one timer of the operator', async () => {
+    vi.useFakeTimers();
+    try {
+      const calls = new Calls();
+      const handlers = continueOnError;
+      const t = await task(calls, { timeoutMs: 1_000, maxInFlight: 500 }, { errorHandling: { handlers } });
+      const before = vi.getTimerCount();
+      for (let i = 0; i < 300; i++) t.process(input(i, `k${i}`, `v${i}`));
+      expect(vi.getTimerCount() - before).toBe(1);
+      for (let i = 0; i < 300; i += 2) calls.finish(`v${i}`);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(t.asyncMetrics()).toMatchObject({ inFlight: 150, timeouts: 0 });
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.asyncMetrics()).toMatchObject({ inFlight: 0, timeouts: 150 });
+      expect(sent).toHaveLength(150);
+      expect(calls.signals.get('v1')?.aborted).toBe(true);
+      expect(vi.getTimerCount() - before).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a failed call fails the task (default handler) at its commit and at its next record', async () => {
     const calls = new Calls();
     const t = await task(calls, {});
@@ -283,6 +305,50 @@ describe('async processors in a StreamTask', () => {
     await tick();
     expect(late[1]!.call.signal.aborted).toBe(true);
     expect(String(late[1]!.call.signal.reason)).toMatch(/abandoned/);
+  });
+
+  it('onAbort listeners: called once on a timeout or a rollback, at once when late, never after the call finished', async () => {
+    const builder = new StreamsBuilder();
+    const seen: string[] = [];
+    const pending = new Map<string, (v: string) => void>();
+    const calls = new Map<string, AsyncCall>();
+    builder
+      .stream('in', str)
+      .mapValuesAsync(
+        (value: string, _key, call) => {
+          calls.set(value, call);
+          call.onAbort((reason) =>
+            seen.push(`${value}: ${reason instanceof AsyncTimeoutError ? 'timeout' : String(reason)}`),
+          );
+          return new Promise<string>((r) => pending.set(value, r));
+        },
+        { timeoutMs: 30 },
+      )
+      .to('out', str);
+    const t = new StreamTask({
+      ...base,
+      topology: builder.build(),
+      errorHandling: { handlers: continueOnError },
+    });
+    await t.initializeStores();
+    await t.initializeTopology();
+    t.process(input(0, 'a', 'a1'));
+    t.process(input(1, 'b', 'b1'));
+    pending.get('b1')!('B1');
+    await tick();
+    // Finished: a listener added now is never called, nor the one from before.
+    calls.get('b1')!.onAbort(() => seen.push('b1 late'));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(seen).toEqual(['a1: timeout']);
+    // After the abort: called at once with the same reason.
+    calls.get('a1')!.onAbort((reason) => seen.push(`a1 again: ${reason instanceof AsyncTimeoutError}`));
+    expect(seen).toEqual(['a1: timeout', 'a1 again: true']);
+
+    t.process(input(2, 'c', 'c1'));
+    t.rollback();
+    expect(seen.at(-1)).toMatch(/^c1: Error: the task abandoned the record/);
+    expect(seen).toHaveLength(3);
+    expect(out()).toEqual(['b=B1']);
   });
 });
 

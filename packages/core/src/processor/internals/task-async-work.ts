@@ -1,12 +1,15 @@
 // A task's asynchronous operators, seen from the task: whether it may take another record
 // (back-pressure), the wait the commit does before it commits offsets, a failure to surface, the
 // metrics. A task without asynchronous operators has no lanes and pays one boolean read per record.
+import type { Record } from '../record.ts';
 import type { AsyncHost, AsyncLane } from './async-lane.ts';
 import type { TaskExceptionHandling } from './exception-handling.ts';
 import type { PendingWork } from './pending-work.ts';
 import type { InputRecord } from './records.ts';
 import type { RecordContextSlot } from './task-caches.ts';
 import type { TaskRouting } from './task-routing.ts';
+
+type AnyRecord = Record<unknown, unknown>;
 
 /** Per task, summed over its asynchronous operators. */
 export interface AsyncMetrics {
@@ -81,12 +84,12 @@ export class TaskAsyncWork implements AsyncHost {
 
   // ---- AsyncHost ----
 
-  emit(input: InputRecord | undefined, forward: () => void): void {
+  emit(input: InputRecord | undefined, lane: AsyncLane, outputs: Iterable<AnyRecord>): void {
     const { current } = this.hooks;
     const previous = current.get();
     current.set(input);
     try {
-      forward();
+      lane.forwardAll(outputs);
     } catch (error) {
       // A downstream node threw (and its handler said fail): the task fails as if it threw in process().
       this.failWith(error);
