@@ -1,38 +1,18 @@
 // The status page in headless Chromium (Debian's package, installed here when missing): two
 // word-count instances of one app, the page of one of them must show both with their tasks and the
 // rendered topology and whether each reaches Kafka; the screenshot goes to packages/http/test-output/.
-import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { KafkaStreams, Serdes, StreamsBuilder } from '@kstreams/core';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import { KafkaStreams } from '@kstreams/core';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBrokers, testKafka, topicsForThisFile, uniqueName } from '../../../scripts/test/kafka.ts';
 import { type StreamsHttpServer, startHttpServer } from '../src/index.ts';
+import { ensureChromium, launchChromium, OUTPUT } from './fixtures/chromium.ts';
+import { wordCount } from './fixtures/word-count.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const OUTPUT = fileURLToPath(new URL('../test-output/', import.meta.url));
 const topics = topicsForThisFile();
-
-function ensureChromium(): void {
-  if (existsSync(CHROMIUM)) return;
-  // The developers' machines and CI are Debian, as root: the page is tested in a real browser.
-  execSync('apt-get update && apt-get install -y chromium', { stdio: 'inherit', timeout: 600_000 });
-}
-
-function wordCount(input: string, output: string) {
-  const builder = new StreamsBuilder();
-  builder
-    .stream(input, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .flatMapValues((line) => line.toLowerCase().split(/\W+/).filter(Boolean))
-    .groupBy((_k, word) => word, { keySerde: Serdes.String(), valueSerde: Serdes.String() })
-    .count({ storeName: 'counts' })
-    .toStream()
-    .to(output, { keySerde: Serdes.String(), valueSerde: Serdes.Long() });
-  return builder.build();
-}
 
 describe('the status page', () => {
   const apps: KafkaStreams[] = [];
@@ -71,11 +51,7 @@ describe('the status page', () => {
     });
     await producer.disconnect();
 
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage();
     await page.setViewport({ width: 1400, height: 1000 });
     const errors: string[] = [];

@@ -14,6 +14,31 @@ export interface MetricsSources {
   positions(): Array<{ taskId: string; topic: string; partition: number; position: number }>;
   /** Records in flight in each running task with async operators (StreamTask.asyncMetrics). */
   asyncInFlight(): Array<{ taskId: string; inFlight: number }>;
+  /**
+   * The standby tasks with their changelog partitions' lag, as `metadataForLocalThreads()` lists
+   * them (its `standbyTasks`): read at scrape time, so the runtime records nothing for them.
+   */
+  standbys?(): readonly StandbyLagSource[];
+}
+
+/** A standby task as the metrics read it: local-metadata.ts' TaskMetadata fits it as it is. */
+export interface StandbyLagSource {
+  taskId: string;
+  topicPartitions: ReadonlyArray<{ topic: string; partition: number; lag: number | null }>;
+}
+
+/** What `app.metrics()` says of the standbys: how many, their summed changelog lag, records applied. */
+export function standbyMetrics(
+  standbys: readonly StandbyLagSource[],
+  recorder: StreamsMetricsRecorder,
+): { standbyTasks: number; standbyRecordsLag: number; standbyRecordsUpdated: number } {
+  let lag = 0;
+  for (const s of standbys) for (const p of s.topicPartitions) lag += p.lag ?? 0;
+  return {
+    standbyTasks: standbys.length,
+    standbyRecordsLag: lag,
+    standbyRecordsUpdated: recorder.standbyRecordsUpdatedTotal,
+  };
 }
 
 export const APP_STATES = [
@@ -188,6 +213,33 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     'kstreams_consumer_records_lag',
     "Log end offset minus the task position, per input partition (the consumer's records-lag)",
     (lag) => Math.max(0, lag),
+  );
+
+  // Standby tasks (issue 37). Kafka Streams' state updater counts them (stream-state-updater-metrics'
+  // standby-updating-tasks), its task metrics count the records applied (update-rate/-total), and
+  // the restore consumer, which reads standbys' changelogs there, reports their records-lag.
+  const standbys = () => src.standbys?.() ?? [];
+  threads.gauge(
+    'kstreams_stream_state_updater_standby_updating_tasks',
+    'Standby tasks of the thread keeping their stores up to date from the changelogs',
+    () => standbys().length,
+  );
+  const updates = family(taskLabels, function* () {
+    for (const [id, sensor] of r.standbyUpdates) yield [{ ...thread, task_id: id }, sensor] as const;
+  });
+  updates.counter(`${k}update_total`, 'Changelog records applied by the standby task', (x) => x.total);
+  updates.gauge(`${k}update_rate`, 'Changelog records applied per second by the standby task', (x) =>
+    x.rate(),
+  );
+  family(['thread_id', 'task_id', 'topic', 'partition'], function* () {
+    for (const task of standbys())
+      for (const p of task.topicPartitions)
+        if (p.lag !== null)
+          yield [{ ...thread, task_id: task.taskId, topic: p.topic, partition: p.partition }, p.lag] as const;
+  }).gauge(
+    'kstreams_restore_consumer_records_lag',
+    "Changelog end offset (last fetch) minus the standby task's position, per changelog partition (the restore consumer's records-lag)",
+    (lag) => lag,
   );
 
   const s = 'kstreams_restore_';

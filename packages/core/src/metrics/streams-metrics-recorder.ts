@@ -59,6 +59,13 @@ export class StreamsMetricsRecorder {
   readonly highWatermarks = new Map<string, { topic: string; partition: number; offset: number }>();
   lastCommitMs = 0;
   recordsRestoredTotal = 0;
+  /**
+   * Kafka Streams' task-level update-rate/-total (KIP-869) per standby task: changelog records the
+   * standby applied to its stores; kept apart from `tasks` so a standby shows no process metrics.
+   */
+  readonly standbyUpdates = new Map<string, Sensor>();
+  /** Changelog records applied by standby tasks since the app started (over all of them). */
+  standbyRecordsUpdatedTotal = 0;
 
   constructor(readonly level: MetricsRecordingLevel) {
     this.enabled = level !== 'off';
@@ -170,6 +177,27 @@ export class StreamsMetricsRecorder {
   restoreEnded(progress: RestoreProgress): void {
     progress.remaining = 0;
     progress.done = true;
+  }
+
+  /**
+   * A standby task applied `records` changelog records to its stores (the changelog reader calls
+   * this after each `StandbyTask.update`); its high watermark goes through `fetched` as an
+   * active's, which gives the standby's lag.
+   */
+  standbyUpdated(taskId: string, records: number): void {
+    if (!this.enabled || records <= 0) return;
+    let sensor = this.standbyUpdates.get(taskId);
+    if (sensor === undefined) {
+      sensor = new Sensor();
+      this.standbyUpdates.set(taskId, sensor);
+    }
+    sensor.count(records);
+    this.standbyRecordsUpdatedTotal += records;
+  }
+
+  /** The standby was closed or promoted: its update metrics go, as Kafka Streams removes a closed task's. */
+  standbyClosed(taskId: string): void {
+    this.standbyUpdates.delete(taskId);
   }
 
   /** Kafka Streams' processor-node process-rate/total, which it records for source nodes only. */

@@ -12,7 +12,7 @@ import { toAuthorizationError } from '../kafka/authorization.ts';
 import { type BrokerConnectivitySnapshot, connectivityOf } from '../kafka/broker-connectivity.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
-import { createMetricsRegistry } from '../metrics/prometheus.ts';
+import { createMetricsRegistry, standbyMetrics } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -113,6 +113,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       state: () => this.currentState,
       positions: () => taskPositions(this.thread?.runningTasks() ?? []),
       asyncInFlight: () => asyncInFlightOf(this.thread?.runningTasks() ?? []),
+      standbys: () => this.metadataForLocalThreads().flatMap((t) => t.standbyTasks),
     });
   }
 
@@ -210,7 +211,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       (n, t) => n + t.inFlight,
       0,
     );
-    return { ...this.metricsValues, asyncInFlight };
+    const standbys = this.metadataForLocalThreads().flatMap((t) => t.standbyTasks);
+    return { ...this.metricsValues, asyncInFlight, ...standbyMetrics(standbys, this.recorder) };
   }
 
   setUncaughtExceptionHandler(handler: StreamsUncaughtExceptionHandler): void {

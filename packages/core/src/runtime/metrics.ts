@@ -20,6 +20,12 @@ export interface StreamsMetrics {
   asyncTimeouts: number;
   /** Records taken by async operators and not yet released, now, over the running tasks. */
   asyncInFlight: number;
+  /** Standby tasks on this instance now (Kafka Streams' standby-updating-tasks). */
+  standbyTasks: number;
+  /** Their changelog lag now, summed over their changelog partitions whose end is known. */
+  standbyRecordsLag: number;
+  /** Changelog records applied by standby tasks (Kafka Streams' update-total, over all of them). */
+  standbyRecordsUpdated: number;
 }
 
 export function newMetrics(): StreamsMetrics {
@@ -36,5 +42,8 @@ export function newMetrics(): StreamsMetrics {
     asyncCompleted: 0,
     asyncTimeouts: 0,
     asyncInFlight: 0,
+    standbyTasks: 0,
+    standbyRecordsLag: 0,
+    standbyRecordsUpdated: 0,
   };
 }

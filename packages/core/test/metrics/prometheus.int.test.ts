@@ -122,6 +122,10 @@ describe('Prometheus metrics of a running word count', () => {
     // Store and node metrics are debug level only.
     expect(done.all('kstreams_stream_state_put_rate')).toEqual([]);
     expect(done.all('kstreams_stream_processor_node_process_total')).toEqual([]);
+    // No standby replicas configured: the standby gauges read the app's metadata and find none.
+    expect(done.one('kstreams_stream_state_updater_standby_updating_tasks')).toBe(0);
+    expect(done.all('kstreams_restore_consumer_records_lag')).toEqual([]);
+    expect(app.metrics()).toMatchObject({ standbyTasks: 0, standbyRecordsLag: 0, standbyRecordsUpdated: 0 });
     await app.close();
     expect((await scrape(app)).all('kstreams_client_state').find((s) => s.value === 1)?.labels.state).toBe(
       'NOT_RUNNING',

@@ -1,5 +1,6 @@
 // The status page: polls /status/instances every second and redraws; keeps the last lag values of
 // each partition for its sparkline; renders the topology with the mermaid file the plugin serves.
+// Standby tasks (issue 37) follow an instance's active tasks, badged, with their changelogs' lag.
 import { brokerText } from './broker-line.js';
 
 const HISTORY = 60;
@@ -31,11 +32,13 @@ function sparkline(values) {
 
 const ago = (ms) => (ms === null ? 'never' : `${((Date.now() - ms) / 1000).toFixed(1)} s ago`);
 
-function taskRows(host, task) {
+// A standby's row: its changelog partitions and their lag; it processes and commits nothing.
+function taskRows(host, task, kind) {
   const rows = [];
+  const standby = kind === 'standby';
   const partitions = task.topicPartitions.length > 0 ? task.topicPartitions : [null];
   partitions.forEach((p, i) => {
-    const key = p ? `${host}|${p.topic}|${p.partition}` : null;
+    const key = p ? `${host}|${kind}|${p.topic}|${p.partition}` : null;
     if (key && p.lag !== null) {
       const h = lagHistory.get(key) ?? [];
       h.push(p.lag);
@@ -46,19 +49,23 @@ function taskRows(host, task) {
     const restoreCell = restore
       ? el('progress', { max: restore.endOffset - restore.startOffset || 1, value: restore.restored })
       : '';
+    const first = (value) => (i === 0 ? value : '');
+    const idCell = standby
+      ? el('td', {}, first(task.taskId), i === 0 ? el('span', { class: 'badge standby' }, 'standby') : '')
+      : el('td', {}, first(task.taskId));
     rows.push(
       el(
         'tr',
-        { class: 'task', 'data-task': task.taskId },
-        el('td', {}, i === 0 ? task.taskId : ''),
-        el('td', {}, i === 0 ? task.state : ''),
+        { class: `task ${kind}`, 'data-task': task.taskId, 'data-kind': kind },
+        idCell,
+        el('td', {}, first(task.state)),
         el('td', { class: 'partition' }, p ? `${p.topic}-${p.partition}` : '—'),
         el('td', { class: 'num lag' }, p?.lag ?? '—'),
         el('td', {}, key ? sparkline(lagHistory.get(key) ?? []) : ''),
-        el('td', { class: 'num' }, i === 0 ? task.processRate.toFixed(1) : ''),
-        el('td', { class: 'num' }, i === 0 ? task.rollbacksTotal : ''),
-        el('td', {}, i === 0 ? ago(task.lastCommitMs) : ''),
-        el('td', {}, i === 0 ? restoreCell : ''),
+        el('td', { class: 'num' }, first(standby ? '—' : task.processRate.toFixed(1))),
+        el('td', { class: 'num' }, first(standby ? '—' : task.rollbacksTotal)),
+        el('td', {}, first(standby ? '—' : ago(task.lastCommitMs))),
+        el('td', {}, first(restoreCell)),
       ),
     );
   });
@@ -84,7 +91,14 @@ function instanceCard(entry) {
       el('th', {}, h),
     ),
   );
-  const body = thread.activeTasks.flatMap((t) => taskRows(host, t));
+  const standbys = thread.standbyTasks ?? [];
+  const body = [
+    ...thread.activeTasks.flatMap((t) => taskRows(host, t, 'active')),
+    ...standbys.flatMap((t) => taskRows(host, t, 'standby')),
+  ];
+  const standbyLag = standbys.flatMap((t) => t.topicPartitions).reduce((n, p) => n + (p.lag ?? 0), 0);
+  const standbyFacts =
+    standbys.length > 0 ? ` · ${standbys.length} standbys · standby lag ${standbyLag}` : '';
   return el(
     'section',
     { class: 'instance', 'data-host': host },
@@ -92,7 +106,7 @@ function instanceCard(entry) {
     el(
       'p',
       { class: 'facts' },
-      `${s.processingGuarantee} · ${thread.activeTasks.length} tasks · lag ${s.totalLag} · ${thread.processRate.toFixed(1)} rec/s · ${thread.commitRate.toFixed(2)} commits/s · last commit ${ago(thread.lastCommitMs)}`,
+      `${s.processingGuarantee} · ${thread.activeTasks.length} tasks · lag ${s.totalLag}${standbyFacts} · ${thread.processRate.toFixed(1)} rec/s · ${thread.commitRate.toFixed(2)} commits/s · last commit ${ago(thread.lastCommitMs)}`,
     ),
     el('p', { class: `broker ${s.broker?.outage ? 'down' : 'up'}` }, brokerText(s.broker)),
     el('table', {}, el('thead', {}, head), el('tbody', {}, ...body)),
@@ -114,9 +128,10 @@ async function refresh() {
     const cards = data.instances.map(instanceCard);
     document.getElementById('instances').replaceChildren(...cards);
     document.getElementById('app-id').textContent = data.applicationId;
-    const tasks = data.instances.reduce((n, i) => n + (i.status?.threads[0].activeTasks.length ?? 0), 0);
+    const count = (kind) => data.instances.reduce((n, i) => n + (i.status?.threads[0][kind]?.length ?? 0), 0);
+    const standbys = count('standbyTasks');
     document.getElementById('summary').textContent =
-      `${data.instances.length} instances · ${tasks} tasks · updated ${new Date().toLocaleTimeString()}`;
+      `${data.instances.length} instances · ${count('activeTasks')} tasks${standbys > 0 ? ` · ${standbys} standbys` : ''} · updated ${new Date().toLocaleTimeString()}`;
     const first = data.instances.find((i) => i.status);
     if (first) await drawTopology(first.status.topology);
   } catch (error) {

@@ -39,6 +39,7 @@ import {
 import type { StreamTaskOptions } from './stream-task-options.ts';
 import { type AsyncMetrics, TaskAsyncWork } from './task-async-work.ts';
 import { TaskCaches } from './task-caches.ts';
+import { TaskProcessors } from './task-processors.ts';
 import { TaskPunctuator } from './task-punctuator.ts';
 import { TaskRouting } from './task-routing.ts';
 
@@ -65,7 +66,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly operatorDrops: OperatorDrops;
   private readonly now: () => number;
   private readonly sources: Map<string, SourceRuntimeNode>;
-  private readonly processors: ProcessorRuntimeNode[];
+  private readonly processors: TaskProcessors;
   private readonly stateManager: ProcessorStateManager;
   private readonly deserializer: RecordDeserializer;
   private readonly errors: TaskExceptionHandling;
@@ -74,7 +75,6 @@ export class StreamTask implements TaskServices, SinkTarget {
   private readonly routing: TaskRouting;
   private readonly asyncWork: TaskAsyncWork;
 
-  private topologyInitialized = false;
   private closed = false;
   private currentRecord: InputRecord | undefined;
   private readonly work = new PendingWork();
@@ -141,7 +141,7 @@ export class StreamTask implements TaskServices, SinkTarget {
       async: { work: this.asyncWork, input: current.get },
     });
     this.sources = graph.sources;
-    this.processors = graph.processors;
+    this.processors = new TaskProcessors(graph.processors, this.routing);
     this.inputPartitions = graph.inputPartitions;
     attachSourceTimestamps(group.nodes, this.sources, options.defaultTimestampExtractor, {
       deserializer: this.deserializer,
@@ -195,15 +195,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     if (!this.stateManager.initialized && this.stateManager.size > 0) {
       throw new StreamsError(`Task ${this.idString}: call initializeStores() before initializeTopology()`);
     }
-    if (this.topologyInitialized) return;
-    this.topologyInitialized = true;
-    for (const node of this.processors) {
-      try {
-        node.processor.init?.(node.context);
-      } catch (error) {
-        throw this.routing.wrapError(node, error, 'in init()');
-      }
-    }
+    if (!this.processors.init()) return;
     // What init() scheduled is what a rollback before the first commit returns to.
     this.punctuator.initialized();
   }
@@ -211,7 +203,7 @@ export class StreamTask implements TaskServices, SinkTarget {
   // ---- processing ----
 
   process(record: InputRecord): void | Promise<void> {
-    if (!this.topologyInitialized) {
+    if (!this.processors.initialized) {
       throw new StreamsError(`Task ${this.idString}: call initializeTopology() before process()`);
     }
     const source = this.sources.get(record.topic);
@@ -440,16 +432,7 @@ export class StreamTask implements TaskServices, SinkTarget {
     if (this.closed) return;
     this.closed = true;
     this.asyncWork.abandon();
-    let firstError: unknown;
-    if (this.topologyInitialized) {
-      for (const node of this.processors) {
-        try {
-          await node.processor.close?.();
-        } catch (error) {
-          firstError ??= this.routing.wrapError(node, error, 'in close()');
-        }
-      }
-    }
+    let firstError = await this.processors.close();
     this.caches.clear();
     const storeError = await this.stateManager.close();
     firstError ??= storeError;
