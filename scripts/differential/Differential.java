@@ -10,12 +10,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -41,6 +44,7 @@ import org.apache.kafka.streams.kstream.TimeWindowedKStream;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.TimestampedKeyValueStoreWithHeaders;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.test.TestRecord;
 
@@ -252,7 +256,8 @@ public final class Differential {
             || PartitionerTopologies.build(builder, name)
             || CogroupTopologies.build(builder, name)
             || PatternTopologies.build(builder, name)
-            || VersionedTopologies.build(builder, name)) break;
+            || VersionedTopologies.build(builder, name)
+            || HeadersTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -530,7 +535,7 @@ public final class Differential {
     }
   }
 
-  private static Properties config(long cacheMaxBytes) {
+  private static Properties config(long cacheMaxBytes, String dslStoreFormat) {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
     props.put(StreamsConfig.STATE_DIR_CONFIG, STATE_DIR);
@@ -539,6 +544,8 @@ public final class Differential {
     props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
     // No record cache (every update is forwarded) unless the scenario asks for one.
     props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheMaxBytes);
+    // KIP-1285's opt-in, when the scenario sets it.
+    if (dslStoreFormat != null) props.put(StreamsConfig.DSL_STORE_FORMAT_CONFIG, dslStoreFormat);
     return props;
   }
 
@@ -553,7 +560,7 @@ public final class Differential {
       node.put("value", topology.describe().toString());
       node.put("timestamp", 0);
     }
-    try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(scenario.path("cacheMaxBytes").asLong(0)), Instant.EPOCH)) {
+    try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(scenario.path("cacheMaxBytes").asLong(0), text(scenario.get("dslStoreFormat"))), Instant.EPOCH)) {
       Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
       // EmitStrategy.onWindowClose reads closed windows at most once a second of wall clock, and
       // so do left and outer stream-stream joins for their null-joins; kstreams reads whenever a
@@ -570,8 +577,9 @@ public final class Differential {
             topic, t -> driver.createInputTopic(t, S.serializer(), S.serializer()));
         if (emitOnClose) driver.advanceWallClockTime(Duration.ofSeconds(1));
         try {
-          input.pipeInput(
-              text(record.get("key")), text(record.get("value")), record.get("timestamp").asLong());
+          input.pipeInput(new TestRecord<>(
+              text(record.get("key")), text(record.get("value")), headers(record.get("headers")),
+              record.get("timestamp").asLong()));
         } catch (RuntimeException e) {
           failedAt = index;
           break;
@@ -597,7 +605,23 @@ public final class Differential {
           else if (value instanceof byte[]) node.put("value", java.util.HexFormat.of().formatHex((byte[]) value));
           else node.put("value", (String) value);
           node.put("timestamp", record.timestamp());
+          // Headers as UTF-8 text, when the scenario compares them (a repeated key: its last value).
+          if (output.path("headers").asBoolean(false)) {
+            ObjectNode headers = node.putObject("headers");
+            for (Header header : record.headers()) {
+              headers.put(header.key(), header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
+            }
+          }
         }
+      }
+      // Which format each named store got: KIP-1285's headers-aware stores, or the default.
+      for (JsonNode store : scenario.path("storeFormats")) {
+        ObjectNode node = out.addObject();
+        node.put("topic", "store-format()");
+        node.put("key", store.asText());
+        boolean headers = driver.getAllStateStores().get(store.asText()) instanceof TimestampedKeyValueStoreWithHeaders;
+        node.put("value", headers ? "HEADERS" : "DEFAULT");
+        node.put("timestamp", 0);
       }
       if (failedAt != null) {
         ObjectNode node = out.addObject();
@@ -608,6 +632,13 @@ public final class Differential {
       }
     }
     return out;
+  }
+
+  private static RecordHeaders headers(JsonNode node) {
+    RecordHeaders headers = new RecordHeaders();
+    if (node == null || node.isNull()) return headers;
+    node.fields().forEachRemaining(e -> headers.add(e.getKey(), e.getValue().asText().getBytes(StandardCharsets.UTF_8)));
+    return headers;
   }
 
   private static String text(JsonNode node) {
