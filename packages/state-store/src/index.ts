@@ -19,6 +19,7 @@ export {
   InvalidStoreArgumentError,
   StateStoreError,
   StoreDiskFullError,
+  StoreFormatError,
   StoreLockedError,
   StoreNotOpenError,
   StoreRestoreError,

@@ -10,6 +10,7 @@ import {
   InvalidStoreArgumentError,
   type KeyValueBytesStore,
   LevelKeyValueStore,
+  StoreFormatError,
   type StoreHeader,
   splitValueTimestampHeaders,
 } from '../src/index.ts';
@@ -97,5 +98,49 @@ describe('headers-aware values in the bytes stores', () => {
     const read = store.get(b('k'));
     expect(read?.toString('hex')).toBe(JAVA.withHeaders);
     expect(decodeHeaders(splitValueTimestampHeaders(read!).headers)).toEqual(TRACE);
+  });
+});
+
+describe('a LevelDB store records its value layout', () => {
+  let dir: string;
+  let remove: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, remove } = await tempDir());
+  });
+  afterEach(async () => {
+    await remove();
+  });
+
+  const open = async (valueFormat?: string) => {
+    const store = new LevelKeyValueStore({
+      name: 'agg',
+      location: `${dir}/agg`,
+      ...(valueFormat ? { valueFormat } : {}),
+    });
+    await store.open();
+    return store;
+  };
+
+  it('refuses entries written in another layout, either way, and lets an empty store change', async () => {
+    const headers = await open('headers');
+    await headers.put(b('k'), encodeValueTimestampHeaders(encodeHeaders([]), 1, b('v')));
+    await headers.close();
+    // The same entries opened as a timestamped store: refused, naming the store and what to do.
+    await expect(open()).rejects.toThrow(StoreFormatError);
+    await expect(open()).rejects.toThrow(
+      /"agg" .* holds values in the headers format but is opened for the default format/,
+    );
+    const again = await open('headers');
+    expect(again.get(b('k'))?.toString('hex')).toBe('00000000000000000176');
+    await again.delete(b('k'));
+    await again.close();
+    // Empty now: the default layout takes it over, and then headers cannot open its entries.
+    const plain = await open();
+    await plain.put(b('k'), b('0000000000000001v'));
+    await plain.close();
+    await expect(open('headers')).rejects.toThrow(
+      /holds values in the default format but is opened for the headers format/,
+    );
   });
 });

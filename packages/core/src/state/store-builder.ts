@@ -153,7 +153,7 @@ class TimestampedKeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
   }
 
   bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
-    return stores.keyValue(this.name);
+    return this.headers ? stores.keyValue(this.name, 'headers') : stores.keyValue(this.name);
   }
 
   /** Seen through getStateStore, the store shows plain values, as Kafka Streams' facade does. */
@@ -187,7 +187,7 @@ class TimestampedKeyValueStoreWithHeadersBuilder<K, V> implements StoreBuilder<K
   }
 
   bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
-    return stores.keyValue(this.name);
+    return stores.keyValue(this.name, 'headers');
   }
 
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {

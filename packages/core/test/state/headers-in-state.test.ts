@@ -11,6 +11,7 @@ import {
   decodeHeaders,
   type KeyValueBytesStore,
   type KeyValueStore,
+  StoreFormatError,
   splitValueTimestampHeaders,
 } from '@kstreams/state-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -237,6 +238,21 @@ describe("dslStoreFormat 'HEADERS' (KIP-1285)", () => {
       expect([table.headers.length, table.timestamp, table.value.toString()]).toEqual([0, 30, 'row']);
     },
   );
+
+  it('refuses LevelDB state written in the other format, instead of misreading it', async () => {
+    await runAggregations('DEFAULT', levelBytesStores(dir));
+    await driver!.close();
+    driver = new TopologyTestDriver(aggregations(), {
+      dslStoreFormat: 'HEADERS',
+      storeFactory: (_name, _task, builder) => builder.bytesStore(levelBytesStores(dir)),
+    });
+    await expect(driver.createInputTopic('in', S, S).pipeInput('a', 'x', 1)).rejects.toThrow(
+      StoreFormatError,
+    );
+    // The driver never started: its close reports the same failure.
+    await expect(driver.close()).rejects.toThrow(StoreFormatError);
+    driver = undefined;
+  });
 
   it('takes only the two formats, with the key named in the error', () => {
     const base = { applicationId: 'a', brokers: ['localhost:9092'] };
