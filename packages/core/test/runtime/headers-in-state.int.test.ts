@@ -11,8 +11,10 @@ import {
   type ProcessorContext,
   type Record,
   Serdes,
+  StateQueryRequest,
   Stores,
   StreamsBuilder,
+  TimestampedKeyQuery,
   type ValueTimestampHeaders,
 } from '../../src/index.ts';
 import { produce, readTopic, stopAfterEach, tempStateDir, testBrokers, waitFor } from './kafka-helpers.ts';
@@ -94,5 +96,10 @@ describe('headers in state on the broker', () => {
     });
     expect((await restored.get('b'))?.headers).toEqual({ tenant: Buffer.from('blue') });
     expect(await second.store<string, number>('counts').get('a')).toBe(2);
+    // IQv2 reads the headers-aware DSL store as a timestamped one.
+    const answer = await second.query(
+      StateQueryRequest.inStore('counts').withQuery(TimestampedKeyQuery.withKey<string, number>('a')),
+    );
+    expect(answer.getOnlyPartitionResult()?.getResult()).toEqual({ value: 2, timestamp: 3_000 });
   }, 120_000);
 });
