@@ -10,15 +10,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -44,7 +41,6 @@ import org.apache.kafka.streams.kstream.TimeWindowedKStream;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.TimestampedKeyValueStoreWithHeaders;
 import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.test.TestRecord;
 
@@ -578,7 +574,7 @@ public final class Differential {
         if (emitOnClose) driver.advanceWallClockTime(Duration.ofSeconds(1));
         try {
           input.pipeInput(new TestRecord<>(
-              text(record.get("key")), text(record.get("value")), headers(record.get("headers")),
+              text(record.get("key")), text(record.get("value")), HeadersTopologies.headers(record.get("headers")),
               record.get("timestamp").asLong()));
         } catch (RuntimeException e) {
           failedAt = index;
@@ -605,24 +601,10 @@ public final class Differential {
           else if (value instanceof byte[]) node.put("value", java.util.HexFormat.of().formatHex((byte[]) value));
           else node.put("value", (String) value);
           node.put("timestamp", record.timestamp());
-          // Headers as UTF-8 text, when the scenario compares them (a repeated key: its last value).
-          if (output.path("headers").asBoolean(false)) {
-            ObjectNode headers = node.putObject("headers");
-            for (Header header : record.headers()) {
-              headers.put(header.key(), header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
-            }
-          }
+          if (output.path("headers").asBoolean(false)) HeadersTopologies.putHeaders(node, record.headers());
         }
       }
-      // Which format each named store got: KIP-1285's headers-aware stores, or the default.
-      for (JsonNode store : scenario.path("storeFormats")) {
-        ObjectNode node = out.addObject();
-        node.put("topic", "store-format()");
-        node.put("key", store.asText());
-        boolean headers = driver.getAllStateStores().get(store.asText()) instanceof TimestampedKeyValueStoreWithHeaders;
-        node.put("value", headers ? "HEADERS" : "DEFAULT");
-        node.put("timestamp", 0);
-      }
+      HeadersTopologies.storeFormats(out, driver, scenario.path("storeFormats"));
       if (failedAt != null) {
         ObjectNode node = out.addObject();
         node.put("topic", "error()");
@@ -632,13 +614,6 @@ public final class Differential {
       }
     }
     return out;
-  }
-
-  private static RecordHeaders headers(JsonNode node) {
-    RecordHeaders headers = new RecordHeaders();
-    if (node == null || node.isNull()) return headers;
-    node.fields().forEachRemaining(e -> headers.add(e.getKey(), e.getValue().asText().getBytes(StandardCharsets.UTF_8)));
-    return headers;
   }
 
   private static String text(JsonNode node) {

@@ -4,11 +4,19 @@
 // (Stores.timestampedKeyValueStoreWithHeadersBuilder). packages/core/test/differential/
 // scenarios-headers.ts builds the same topologies with kstreams.
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
@@ -72,6 +80,34 @@ final class HeadersTopologies {
       }
       default:
         return false;
+    }
+  }
+
+  /** A scenario input's headers (name to UTF-8 text). */
+  static RecordHeaders headers(JsonNode node) {
+    RecordHeaders headers = new RecordHeaders();
+    if (node == null || node.isNull()) return headers;
+    node.fields().forEachRemaining(e -> headers.add(e.getKey(), e.getValue().asText().getBytes(StandardCharsets.UTF_8)));
+    return headers;
+  }
+
+  /** An output record's headers as UTF-8 text (a repeated key: its last value). */
+  static void putHeaders(ObjectNode node, Headers recordHeaders) {
+    ObjectNode headers = node.putObject("headers");
+    for (Header header : recordHeaders) {
+      headers.put(header.key(), header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Which format each named store got, as records of topic 'store-format()': KIP-1285's headers-aware stores, or the default. */
+  static void storeFormats(ArrayNode out, TopologyTestDriver driver, JsonNode stores) {
+    for (JsonNode store : stores) {
+      ObjectNode node = out.addObject();
+      node.put("topic", "store-format()");
+      node.put("key", store.asText());
+      boolean headers = driver.getAllStateStores().get(store.asText()) instanceof TimestampedKeyValueStoreWithHeaders;
+      node.put("value", headers ? "HEADERS" : "DEFAULT");
+      node.put("timestamp", 0);
     }
   }
 }
