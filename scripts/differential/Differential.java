@@ -252,7 +252,8 @@ public final class Differential {
             || PartitionerTopologies.build(builder, name)
             || CogroupTopologies.build(builder, name)
             || PatternTopologies.build(builder, name)
-            || VersionedTopologies.build(builder, name)) break;
+            || VersionedTopologies.build(builder, name)
+            || HeadersTopologies.build(builder, name)) break;
         throw new IllegalArgumentException("No topology named " + name);
     }
     return builder.build();
@@ -530,7 +531,7 @@ public final class Differential {
     }
   }
 
-  private static Properties config(long cacheMaxBytes) {
+  private static Properties config(long cacheMaxBytes, String dslStoreFormat) {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "differential");
     props.put(StreamsConfig.STATE_DIR_CONFIG, STATE_DIR);
@@ -539,6 +540,8 @@ public final class Differential {
     props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
     // No record cache (every update is forwarded) unless the scenario asks for one.
     props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, cacheMaxBytes);
+    // KIP-1285's opt-in, when the scenario sets it.
+    if (dslStoreFormat != null) props.put(StreamsConfig.DSL_STORE_FORMAT_CONFIG, dslStoreFormat);
     return props;
   }
 
@@ -553,7 +556,7 @@ public final class Differential {
       node.put("value", topology.describe().toString());
       node.put("timestamp", 0);
     }
-    try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(scenario.path("cacheMaxBytes").asLong(0)), Instant.EPOCH)) {
+    try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(scenario.path("cacheMaxBytes").asLong(0), text(scenario.get("dslStoreFormat"))), Instant.EPOCH)) {
       Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
       // EmitStrategy.onWindowClose reads closed windows at most once a second of wall clock, and
       // so do left and outer stream-stream joins for their null-joins; kstreams reads whenever a
@@ -570,8 +573,9 @@ public final class Differential {
             topic, t -> driver.createInputTopic(t, S.serializer(), S.serializer()));
         if (emitOnClose) driver.advanceWallClockTime(Duration.ofSeconds(1));
         try {
-          input.pipeInput(
-              text(record.get("key")), text(record.get("value")), record.get("timestamp").asLong());
+          input.pipeInput(new TestRecord<>(
+              text(record.get("key")), text(record.get("value")), HeadersTopologies.headers(record.get("headers")),
+              record.get("timestamp").asLong()));
         } catch (RuntimeException e) {
           failedAt = index;
           break;
@@ -597,8 +601,10 @@ public final class Differential {
           else if (value instanceof byte[]) node.put("value", java.util.HexFormat.of().formatHex((byte[]) value));
           else node.put("value", (String) value);
           node.put("timestamp", record.timestamp());
+          if (output.path("headers").asBoolean(false)) HeadersTopologies.putHeaders(node, record.headers());
         }
       }
+      HeadersTopologies.storeFormats(out, driver, scenario.path("storeFormats"));
       if (failedAt != null) {
         ObjectNode node = out.addObject();
         node.put("topic", "error()");

@@ -16,6 +16,8 @@ export interface ScenarioInput {
   key: string | null;
   value: string | null;
   timestamp: number;
+  /** Record headers, as UTF-8 text. */
+  headers?: Record<string, string>;
 }
 
 export interface Scenario {
@@ -32,11 +34,17 @@ export interface Scenario {
     value: 'string' | 'long' | 'hex';
     /** False: the records' timestamps are not compared (a plain store's changelog: kstreams stamps it with the commit's time). */
     timestamps?: boolean;
+    /** Compare the records' headers too (as UTF-8 text; a repeated key: its last value). */
+    headers?: boolean;
   }>;
   /** Compare `topology.describe()` too: the text comes first, as a record of topic 'describe()'. */
   describe?: boolean;
   /** `statestore.cache.max.bytes` on both sides; default 0 (no record cache). */
   cacheMaxBytes?: number;
+  /** Kafka Streams' `dsl.store.format` (KIP-1285) on both sides; default: not set ('DEFAULT'). */
+  dslStoreFormat?: 'DEFAULT' | 'HEADERS';
+  /** Stores whose format ('HEADERS' or 'DEFAULT') each side reports, as records of topic 'store-format()'. */
+  storeFormats?: string[];
 }
 
 export interface ScenarioOutput {
@@ -44,6 +52,7 @@ export interface ScenarioOutput {
   key: string | null;
   value: string | number | null;
   timestamp: number;
+  headers?: Record<string, string | null>;
 }
 
 /** Every scenario through Kafka Streams in one JVM: the output records per scenario name. */

@@ -126,6 +126,7 @@ export type { Schema, Serde, SerdeType } from './serdes/serde.ts';
 export { Serdes } from './serdes/serdes.ts';
 export { WindowedSerdes } from './serdes/windowed-serdes.ts';
 export type {
+  DslStoreFormat,
   KeyValueStore,
   ReadOnlySessionStore,
   ReadOnlyWindowStore,
@@ -135,6 +136,7 @@ export type {
   StateStore,
   StoreBuilder,
   ValueAndTimestamp,
+  ValueTimestampHeaders,
   VersionedBytesStoreSupplier,
   VersionedKeyValueStore,
   VersionedRecord,

@@ -58,6 +58,24 @@ export class StoreNotOpenError extends StateStoreError {
   }
 }
 
+/**
+ * A persistent store holds values in another layout than the one it is opened with (a DSL store
+ * after `dslStoreFormat` changed): its bytes would be misread.
+ */
+export class StoreFormatError extends StateStoreError {
+  readonly location: string;
+
+  constructor(storeName: string, location: string, recorded: string | undefined, wanted: string | undefined) {
+    super(
+      `State store "${storeName}" at ${location} holds values in the ${recorded ?? 'default'} format but is ` +
+        `opened for the ${wanted ?? 'default'} format (was dslStoreFormat changed?). Its bytes would be ` +
+        'misread: remove the local state (app.cleanUp() before start(), or delete that directory); the ' +
+        'store restores from its changelog, whose records are the same in both formats.',
+    );
+    this.location = location;
+  }
+}
+
 /** A caller passed a value this package cannot accept; the message says what to pass instead. */
 export class InvalidStoreArgumentError extends StateStoreError {}
 

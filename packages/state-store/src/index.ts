@@ -1,6 +1,7 @@
 /**
  * The state stores under kstreams: LevelDB and in-memory, the transactional write buffer, changelog
- * records, checkpoints, restore, the segmented window and session stores, and versioned stores.
+ * records, checkpoints, restore, the segmented window and session stores, versioned stores, and the
+ * value format of headers-aware stores.
  *
  * @module @kstreams/state-store
  */
@@ -18,10 +19,19 @@ export {
   InvalidStoreArgumentError,
   StateStoreError,
   StoreDiskFullError,
+  StoreFormatError,
   StoreLockedError,
   StoreNotOpenError,
   StoreRestoreError,
 } from './errors.ts';
+export {
+  decodeHeaders,
+  encodeHeaders,
+  encodeValueTimestampHeaders,
+  type StoreHeader,
+  splitValueTimestampHeaders,
+  type ValueTimestampHeadersBytes,
+} from './headers/value-timestamp-headers-format.ts';
 export { readLong, writeLong } from './long-bytes.ts';
 export { InMemoryKeyValueStore } from './store/in-memory-key-value-store.ts';
 export { LevelKeyValueStore, type LevelKeyValueStoreOptions } from './store/level-key-value-store.ts';

@@ -372,6 +372,13 @@ export const CONFIG_KEYS = {
     meaning:
       "Kafka Streams' `statestore.cache.max.bytes`: the record cache of the DSL's stores (aggregations, windowed aggregations, tables materialized by name), for all tasks of the instance. Updates of a key between two commits go downstream and to the changelog once, with the latest value; when the cache is full, the store being written flushes early. 0 forwards every update.",
   },
+  dslStoreFormat: {
+    type: "'DEFAULT' or 'HEADERS'",
+    default: 'DEFAULT',
+    check: oneOf('DEFAULT', 'HEADERS'),
+    meaning:
+      "Kafka Streams' `dsl.store.format` (KIP-1285, 4.3-4.4): `'HEADERS'` gives the DSL's key-value stores (tables, `count`/`reduce`/`aggregate`, materialized table operators, foreign-key join stores) Kafka Streams' headers-aware format (`TimestampedKeyValueStoreWithHeaders`: each value stored with its timestamp and headers, the headers also on its changelog records). As in Kafka Streams 4.4 the operators store empty headers, and an aggregation's output carries the headers of the record that updated it, in both formats. Window and session stores keep their format. Switching it on an existing app needs its local state removed (`app.cleanUp()` before `start()`; the changelog is the same, so the stores restore from it): a LevelDB store written in the other format refuses to open (`StoreFormatError`) rather than be misread. See docs/state-and-interactive-queries.md.",
+  },
   taskStallTimeoutMs: {
     type: 'number (0 to turn the watchdog off)',
     defaultText: '60,000, or 3 commit intervals if that is longer',

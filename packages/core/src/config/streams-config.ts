@@ -56,6 +56,7 @@ export interface ResolvedConfig extends ResolvedSourceDefaults {
   probingRebalanceIntervalMs: number;
   maxUncommittedBytes: number;
   statestoreCacheMaxBytes: number;
+  dslStoreFormat: 'DEFAULT' | 'HEADERS';
   taskStallTimeoutMs: number;
   maxTaskIdleMs: number;
   metadataMaxAgeMs: number;
@@ -245,6 +246,9 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
       (raw.maxUncommittedBytes as number | undefined) ?? CONFIG_KEYS.maxUncommittedBytes.default,
     statestoreCacheMaxBytes:
       (raw.statestoreCacheMaxBytes as number | undefined) ?? CONFIG_KEYS.statestoreCacheMaxBytes.default,
+    dslStoreFormat:
+      (raw.dslStoreFormat as 'DEFAULT' | 'HEADERS' | undefined) ??
+      (CONFIG_KEYS.dslStoreFormat.default as 'DEFAULT'),
     taskStallTimeoutMs,
     maxTaskIdleMs: (raw.maxTaskIdleMs as number | undefined) ?? CONFIG_KEYS.maxTaskIdleMs.default,
     metadataMaxAgeMs: (raw.metadataMaxAgeMs as number | undefined) ?? CONFIG_KEYS.metadataMaxAgeMs.default,

@@ -13,10 +13,15 @@ export interface RestoreRequest {
   startOffset: number;
   /** Offset after the last record to read: the end offset after fencing. */
   endOffset: number;
-  apply(
-    records: Array<{ key: Buffer | null; value: Buffer | null; timestamp: number }>,
-    batchEndOffset: number,
-  ): Promise<void>;
+  apply(records: RestoredRecord[], batchEndOffset: number): Promise<void>;
+}
+
+/** A changelog record read; `headers` only when it has some (a headers-aware store keeps them). */
+export interface RestoredRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  timestamp: number;
+  headers?: { readonly [name: string]: unknown };
 }
 
 export interface RestoreOptions {
@@ -65,12 +70,18 @@ export async function restoreChangelogs(
     onBatch: async (batch) => {
       const r = todo.get(topicPartitionKey(batch.topic, batch.partition));
       if (r === undefined) return;
-      const records: Array<{ key: Buffer | null; value: Buffer | null; timestamp: number }> = [];
+      const records: RestoredRecord[] = [];
       let last = -1;
       for (const m of batch.messages) {
         const offset = fetchedOffset(m);
         if (offset >= r.endOffset) break;
-        records.push({ key: m.key, value: m.value, timestamp: fetchedTimestamp(m) });
+        const record: RestoredRecord = { key: m.key, value: m.value, timestamp: fetchedTimestamp(m) };
+        // A for-in rather than Object.keys: no array per record for the usual empty headers.
+        for (const _ in m.headers) {
+          record.headers = m.headers;
+          break;
+        }
+        records.push(record);
         last = offset;
       }
       if (records.length > 0) await r.apply(records, last + 1);

@@ -88,6 +88,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   ) {
     super();
     this.config = resolveStreamsConfig(config);
+    topology.internalBuilder.applyDslStoreFormat(this.config.dslStoreFormat);
     topology.validate();
     // As Kafka Streams' StateDirectory: before anything reaches the broker, so that a bad state
     // directory leaves no topics behind.

@@ -15,7 +15,8 @@ import {
  * new store kind is one method on its builder, not a branch in every place that opens stores.
  */
 export interface BytesStoreFactory {
-  keyValue(name: string): KeyValueBytesStore;
+  /** `valueFormat`: a non-default value layout ('headers'), which a persistent store records and checks. */
+  keyValue(name: string, valueFormat?: 'headers'): KeyValueBytesStore;
   /** Time-segmented by window start; `retentionMs` by stream time. */
   window(name: string, retentionMs: number): KeyValueBytesStore;
   /** Time-segmented by session end. */
@@ -26,7 +27,12 @@ export interface BytesStoreFactory {
 export function levelBytesStores(taskDir: string): BytesStoreFactory {
   const location = (name: string) => join(taskDir, name);
   return {
-    keyValue: (name) => new LevelKeyValueStore({ name, location: location(name) }),
+    keyValue: (name, valueFormat) =>
+      new LevelKeyValueStore({
+        name,
+        location: location(name),
+        ...(valueFormat === undefined ? {} : { valueFormat }),
+      }),
     window: (name, retentionMs) => levelWindowBytesStore({ name, location: location(name), retentionMs }),
     session: (name, retentionMs) => levelSessionBytesStore({ name, location: location(name), retentionMs }),
   };

@@ -22,8 +22,9 @@ export {
 export type { Window, Windowed } from '../windowed.ts';
 export type { ReadOnlySessionStore } from './session-store.ts';
 export type { StateStore } from './state-store.ts';
-export type { StoreBuilder } from './store-builder.ts';
+export type { DslStoreFormat, StoreBuilder } from './store-builder.ts';
 export type { ValueAndTimestamp } from './value-and-timestamp.ts';
+export type { ValueTimestampHeaders } from './value-timestamp-headers.ts';
 export type { VersionedBytesStoreSupplier } from './versioned-store-builder.ts';
 export type { ReadOnlyWindowStore, WindowStore, WindowStoreEntry } from './window-store.ts';
 export type { WindowStoreOptions } from './window-store-builder.ts';

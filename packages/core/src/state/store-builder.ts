@@ -8,6 +8,13 @@ import type { Serde } from '../serdes/serde.ts';
 import type { BytesStoreFactory } from './bytes-stores.ts';
 import type { StateStore } from './state-store.ts';
 import { TimestampSkippingSerde, timestampSkipping } from './value-and-timestamp.ts';
+import { valueTimestampHeadersSerde } from './value-timestamp-headers.ts';
+
+/**
+ * Kafka Streams' `dsl.store.format` (KIP-1285): 'HEADERS' gives the DSL's key-value stores
+ * (tables, aggregations) Kafka Streams' headers-aware format; 'DEFAULT' keeps them timestamped.
+ */
+export type DslStoreFormat = 'DEFAULT' | 'HEADERS';
 
 /** The store kinds a task can hold. */
 export type StoreType = 'key-value' | 'window' | 'session' | 'versioned';
@@ -30,6 +37,17 @@ export interface StoreBuilder<K = unknown, V = unknown> {
    * `valueSerde` reads the plain values (and is undefined when the config's default is meant).
    */
   readonly timestamped?: boolean;
+  /**
+   * Each stored value carries headers and a timestamp in front of its bytes, in Kafka Streams'
+   * ValueTimestampHeaders format (value-timestamp-headers.ts); the changelog holds the plain value
+   * with the timestamp and headers as the record's (KIP-1271).
+   */
+  readonly headers?: boolean;
+  /**
+   * A DSL store whose format follows `dslStoreFormat` (Kafka Streams' DslStoreFormat): this store
+   * in the format asked for. Absent: the store keeps its format.
+   */
+  withDslStoreFormat?(format: DslStoreFormat): StoreBuilder<K, V>;
   /** Window and session stores: how long windows are kept (by stream time); window stores' size. */
   readonly retentionMs?: number;
   readonly windowSizeMs?: number;
@@ -123,7 +141,9 @@ export function keyValueBytesStoreBuilder<K, V>(
  * The store of a DSL aggregation: Kafka Streams stamps an aggregate with the largest timestamp of
  * the records that made it, so each value is stored with its timestamp in front of its bytes. The
  * changelog holds the plain value with that timestamp as the record's timestamp (Kafka Streams'
- * format, so Java tools read it); the state manager splits and joins the two.
+ * format, so Java tools read it); the state manager splits and joins the two. With
+ * `dslStoreFormat: 'HEADERS'` the values are in Kafka Streams' headers-aware format instead, with
+ * the empty headers Kafka Streams 4.4's operators store.
  */
 class TimestampedKeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
   readonly type = 'key-value' as const;
@@ -135,25 +155,84 @@ class TimestampedKeyValueStoreBuilder<K, V> implements StoreBuilder<K, V> {
     readonly keySerde: Serde<K> | undefined,
     private readonly plainValueSerde: Serde<V> | undefined,
     readonly loggingEnabled: boolean,
+    readonly headers = false,
   ) {
-    this.valueSerde = plainValueSerde === undefined ? undefined : new TimestampSkippingSerde(plainValueSerde);
+    this.valueSerde =
+      plainValueSerde === undefined ? undefined : new TimestampSkippingSerde(plainValueSerde, headers);
   }
 
   withLoggingEnabled(): StoreBuilder<K, V> {
-    return new TimestampedKeyValueStoreBuilder(this.name, this.keySerde, this.plainValueSerde, true);
+    return new TimestampedKeyValueStoreBuilder(
+      this.name,
+      this.keySerde,
+      this.plainValueSerde,
+      true,
+      this.headers,
+    );
   }
 
   withLoggingDisabled(): StoreBuilder<K, V> {
-    return new TimestampedKeyValueStoreBuilder(this.name, this.keySerde, this.plainValueSerde, false);
+    return new TimestampedKeyValueStoreBuilder(
+      this.name,
+      this.keySerde,
+      this.plainValueSerde,
+      false,
+      this.headers,
+    );
+  }
+
+  withDslStoreFormat(format: DslStoreFormat): StoreBuilder<K, V> {
+    const headers = format === 'HEADERS';
+    if (headers === this.headers) return this;
+    return new TimestampedKeyValueStoreBuilder(
+      this.name,
+      this.keySerde,
+      this.plainValueSerde,
+      this.loggingEnabled,
+      headers,
+    );
   }
 
   bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
-    return stores.keyValue(this.name);
+    return this.headers ? stores.keyValue(this.name, 'headers') : stores.keyValue(this.name);
   }
 
   /** Seen through getStateStore, the store shows plain values, as Kafka Streams' facade does. */
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
-    return new TypedKeyValueStore(this.name, buffer, keySerde, timestampSkipping(valueSerde));
+    return new TypedKeyValueStore(this.name, buffer, keySerde, timestampSkipping(valueSerde, this.headers));
+  }
+}
+
+/**
+ * Kafka Streams' TimestampedKeyValueStoreWithHeaders (KIP-1271), for the Processor API: processors
+ * read and write ValueTimestampHeaders (value, timestamp, headers), so a record's headers (trace
+ * context, a schema id) survive the store and its changelog. `valueSerde` is the plain values'.
+ */
+class TimestampedKeyValueStoreWithHeadersBuilder<K, V> implements StoreBuilder<K, V> {
+  readonly type = 'key-value' as const;
+  readonly headers = true;
+
+  constructor(
+    readonly name: string,
+    readonly keySerde: Serde<K> | undefined,
+    readonly valueSerde: Serde<V> | undefined,
+    readonly loggingEnabled: boolean,
+  ) {}
+
+  withLoggingEnabled(): StoreBuilder<K, V> {
+    return new TimestampedKeyValueStoreWithHeadersBuilder(this.name, this.keySerde, this.valueSerde, true);
+  }
+
+  withLoggingDisabled(): StoreBuilder<K, V> {
+    return new TimestampedKeyValueStoreWithHeadersBuilder(this.name, this.keySerde, this.valueSerde, false);
+  }
+
+  bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
+    return stores.keyValue(this.name, 'headers');
+  }
+
+  build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
+    return new TypedKeyValueStore(this.name, buffer, keySerde, valueTimestampHeadersSerde(valueSerde));
   }
 }
 
@@ -169,6 +248,17 @@ export const Stores = {
           new TypedKeyValueStore(storeName, buffer, keys, values),
       },
     );
+  },
+  /**
+   * Kafka Streams' `Stores.timestampedKeyValueStoreWithHeadersBuilder` (KIP-1271): processors get a
+   * `KeyValueStore<K, ValueTimestampHeaders<V>>`; the serdes are the key's and the plain value's.
+   */
+  timestampedKeyValueStoreWithHeadersBuilder<K, V>(
+    name: string,
+    keySerde?: Serde<K>,
+    valueSerde?: Serde<V>,
+  ): StoreBuilder<K, V> {
+    return new TimestampedKeyValueStoreWithHeadersBuilder(name, keySerde, valueSerde, true);
   },
 } as const;
 

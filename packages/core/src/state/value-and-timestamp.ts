@@ -1,5 +1,12 @@
-import { readLong, type StoreSerde, type TypedKeyValueStore, writeLong } from '@kstreams/state-store';
+import {
+  readLong,
+  type StoreSerde,
+  splitValueTimestampHeaders,
+  type TypedKeyValueStore,
+  writeLong,
+} from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
+import { plainValueOfHeadersBytes, withEmptyHeaders } from './value-timestamp-headers.ts';
 import type { TypedWindowStore } from './window-store.ts';
 
 /** A stored value and the timestamp of the record it stands for (Kafka Streams' ValueAndTimestamp). */
@@ -48,17 +55,28 @@ export function valueAndTimestampSerde<V>(valueSerde: StoreSerde<V>): StoreSerde
  * Reads the values of a timestamped store and leaves out the timestamps: what a timestamped store's
  * builder hands to readers that want the values only (interactive queries, the test driver's
  * getKeyValueStore), as Kafka Streams' key-value facade over a timestamped store does. Values
- * written through it get NO_TIMESTAMP.
+ * written through it get NO_TIMESTAMP. `withHeaders`: the store is headers-aware (Kafka Streams'
+ * ValueTimestampHeaders bytes, dslStoreFormat 'HEADERS'); its headers are left out too.
  */
 export class TimestampSkippingSerde<V> implements Serde<V> {
-  constructor(readonly valueSerde: Serde<V>) {}
+  constructor(
+    readonly valueSerde: Serde<V>,
+    readonly withHeaders = false,
+  ) {}
+
+  /** The same wrapper (same format) around another serde of the plain values. */
+  around(valueSerde: Serde<V>): TimestampSkippingSerde<V> {
+    return new TimestampSkippingSerde(valueSerde, this.withHeaders);
+  }
 
   serialize(data: V, topic?: string): Buffer {
-    return withTimestamp(NO_TIMESTAMP, this.valueSerde.serialize(data, topic));
+    const bytes = this.valueSerde.serialize(data, topic);
+    return this.withHeaders ? withEmptyHeaders(NO_TIMESTAMP, bytes) : withTimestamp(NO_TIMESTAMP, bytes);
   }
 
   deserialize(data: Buffer, topic?: string): V {
-    return this.valueSerde.deserialize(data.subarray(TIMESTAMP_BYTES), topic);
+    const bytes = this.withHeaders ? plainValueOfHeadersBytes(data) : data.subarray(TIMESTAMP_BYTES);
+    return this.valueSerde.deserialize(bytes, topic);
   }
 }
 
@@ -66,8 +84,25 @@ export class TimestampSkippingSerde<V> implements Serde<V> {
  * What a timestamped store's view reads its bytes with: the plain values, whether the task resolved
  * the builder's serde (already skipping) or the config's default (plain).
  */
-export function timestampSkipping<V>(serde: StoreSerde<V>): StoreSerde<V> {
-  return serde instanceof TimestampSkippingSerde ? serde : new TimestampSkippingSerde(serde as Serde<V>);
+export function timestampSkipping<V>(serde: StoreSerde<V>, withHeaders = false): StoreSerde<V> {
+  return serde instanceof TimestampSkippingSerde
+    ? serde
+    : new TimestampSkippingSerde(serde as Serde<V>, withHeaders);
+}
+
+/**
+ * A headers-aware store's values with their timestamps, as the DSL's operators read and write
+ * them: Kafka Streams 4.4's operators store empty headers (KeyValueStoreWrapper.put), so the
+ * headers are not read either.
+ */
+function valueAndTimestampOverHeaders<V>(valueSerde: StoreSerde<V>): StoreSerde<ValueAndTimestamp<V>> {
+  return {
+    serialize: (data) => withEmptyHeaders(data.timestamp, valueSerde.serialize(data.value)),
+    deserialize: (bytes) => {
+      const { value, timestamp } = splitValueTimestampHeaders(bytes);
+      return { value: valueSerde.deserialize(value), timestamp };
+    },
+  };
 }
 
 /** The serde of the plain values inside a timestamped store, whichever of the two the task holds. */
@@ -82,7 +117,11 @@ function innerSerde<V>(serde: StoreSerde<V>): StoreSerde<V> {
 export function timestampedView<K, V>(
   store: TypedKeyValueStore<K, V>,
 ): TypedKeyValueStore<K, ValueAndTimestamp<V>> {
-  return store.withValueSerde((serde) => valueAndTimestampSerde(innerSerde(serde)));
+  return store.withValueSerde((serde) =>
+    serde instanceof TimestampSkippingSerde && serde.withHeaders
+      ? valueAndTimestampOverHeaders(serde.valueSerde as StoreSerde<V>)
+      : valueAndTimestampSerde(innerSerde(serde)),
+  );
 }
 
 /** A timestamped window store (a windowed aggregation's) seen with its timestamps. */

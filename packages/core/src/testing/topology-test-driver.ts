@@ -48,6 +48,8 @@ export interface TopologyTestDriverConfig extends ExceptionHandlerSettings, Sour
    * the updates that one record makes to the same key (a flatMap before a count, say).
    */
   statestoreCacheMaxBytes?: number;
+  /** Kafka Streams' `dsl.store.format`, as in StreamsConfig (default 'DEFAULT'). */
+  dslStoreFormat?: 'DEFAULT' | 'HEADERS';
   logger?: Logger;
 }
 
@@ -82,8 +84,12 @@ export class TopologyTestDriver implements TopicDriver {
     const problems: string[] = [];
     const handlers = resolveExceptionHandlers(config, problems);
     const { defaultTimestampExtractor } = resolveSourceDefaults(config, problems);
+    const format = config.dslStoreFormat ?? 'DEFAULT';
+    if (format !== 'DEFAULT' && format !== 'HEADERS')
+      problems.push(`"dslStoreFormat" must be 'DEFAULT' or 'HEADERS'; got ${JSON.stringify(format)}`);
     if (problems.length > 0)
       throw new ConfigError(`Invalid TopologyTestDriverConfig:\n  - ${problems.join('\n  - ')}`);
+    topology.internalBuilder.applyDslStoreFormat(format);
     const defaultSerdes = {
       ...(config.defaultKeySerde === undefined ? {} : { defaultKeySerde: config.defaultKeySerde }),
       ...(config.defaultValueSerde === undefined ? {} : { defaultValueSerde: config.defaultValueSerde }),

@@ -9,9 +9,19 @@ import {
   type Scenario,
   type ScenarioOutput,
 } from '../../../../scripts/differential/kafka-streams.ts';
+import type { Headers } from '../../src/processor/record.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
 import { ourTopology, scenarios } from './scenarios.ts';
+
+/** Headers as UTF-8 text, as Differential.java prints them. */
+function headersText(headers: Headers): Record<string, string | null> {
+  const text: Record<string, string | null> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) text[name] = Buffer.isBuffer(value) ? value.toString('utf8') : value;
+  }
+  return text;
+}
 
 async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
   const topology = ourTopology(scenario.topology);
@@ -24,15 +34,16 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
     defaultValueSerde: Serdes.String() as never,
     initialWallClockTimeMs: 0,
     statestoreCacheMaxBytes: scenario.cacheMaxBytes ?? 0,
+    ...(scenario.dslStoreFormat === undefined ? {} : { dslStoreFormat: scenario.dslStoreFormat }),
   });
   try {
     // An input that fails the task ends the scenario, as in Differential.java.
     let failedAt: number | undefined;
-    for (const [index, { topic, key, value, timestamp }] of scenario.inputs.entries()) {
+    for (const [index, { topic, key, value, timestamp, headers }] of scenario.inputs.entries()) {
       try {
         await driver
           .createInputTopic(topic, Serdes.String(), Serdes.String())
-          .pipeInput(key, value, timestamp);
+          .pipeInput(key, value, timestamp, headers);
       } catch {
         failedAt = index;
         break;
@@ -42,7 +53,7 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
       failedAt === undefined
         ? []
         : [{ topic: 'error()', key: null, value: `input ${failedAt} failed`, timestamp: 0 }];
-    const outputs = scenario.outputs.flatMap(({ topic, value }) =>
+    const outputs = scenario.outputs.flatMap(({ topic, value, headers }) =>
       driver
         .createOutputTopic<string, string | number | Buffer>(
           topic,
@@ -55,9 +66,16 @@ async function runOurs(scenario: Scenario): Promise<ScenarioOutput[]> {
           key: r.key,
           value: Buffer.isBuffer(r.value) ? r.value.toString('hex') : r.value,
           timestamp: r.timestamp,
+          ...(headers === true ? { headers: headersText(r.headers) } : {}),
         })),
     );
-    return [...described, ...outputs, ...failed];
+    const formats: ScenarioOutput[] = (scenario.storeFormats ?? []).map((store) => ({
+      topic: 'store-format()',
+      key: store,
+      value: topology.internalBuilder.storeBuilder(store)?.headers === true ? 'HEADERS' : 'DEFAULT',
+      timestamp: 0,
+    }));
+    return [...described, ...outputs, ...formats, ...failed];
   } finally {
     await driver.close();
   }

@@ -11,6 +11,7 @@ import type { Windowed } from '../../src/windowed.ts';
 import { cacheScenarios, cacheTopologies } from './scenarios-cache.ts';
 import { cogroupScenarios, cogroupTopologies } from './scenarios-cogroup.ts';
 import { eventTimeScenarios, eventTimeTopologies } from './scenarios-event-time.ts';
+import { headersScenarios, headersTopologies } from './scenarios-headers.ts';
 import { joinFkScenarios, joinFkTopologies } from './scenarios-joins-fk.ts';
 import { joinStreamScenarios, joinStreamTopologies } from './scenarios-joins-stream.ts';
 import { joinTableScenarios, joinTableTopologies } from './scenarios-joins-table.ts';
@@ -179,7 +180,8 @@ export function ourTopology(name: string): Topology {
     partitionerTopologies[name] ??
     cogroupTopologies[name] ??
     patternTopologies[name] ??
-    versionedTopologies[name];
+    versionedTopologies[name] ??
+    headersTopologies[name];
   if (build === undefined) throw new Error(`No topology named ${name} in the differential scenarios`);
   const builder = new StreamsBuilder();
   build(builder);
@@ -392,4 +394,5 @@ export const scenarios: Scenario[] = [
   ...cogroupScenarios,
   ...patternScenarios,
   ...versionedScenarios,
+  ...headersScenarios,
 ];

@@ -24,6 +24,7 @@ export async function produce(
     value: string | Buffer | null;
     partition?: number;
     timestamp?: number;
+    headers?: { [name: string]: string | Buffer };
   }>,
   kafka: Kafka = testKafka(),
 ): Promise<void> {
@@ -49,6 +50,7 @@ export async function produce(
         value: r.value,
         partition: r.partition,
         ...(r.timestamp === undefined ? {} : { timestamp: String(r.timestamp) }),
+        ...(r.headers === undefined ? {} : { headers: r.headers }),
       })),
     });
   }

@@ -8,6 +8,7 @@ import {
 } from '../errors.ts';
 import type { ChangelogRecord, KeyValue, KeyValueBytesStore } from '../types.ts';
 import { requireBound, requireChanges, requireKey, requireValue } from './validate.ts';
+import { checkValueFormat } from './value-format-marker.ts';
 
 export interface LevelKeyValueStoreOptions {
   name: string;
@@ -24,6 +25,11 @@ export interface LevelKeyValueStoreOptions {
    * writing a checkpoint.
    */
   syncWrites?: boolean;
+  /**
+   * The layout of the values when not the default one ('headers': Kafka Streams' ValueTimestampHeaders),
+   * recorded beside the database; opening entries written in another layout is a StoreFormatError.
+   */
+  valueFormat?: string;
 }
 
 type Db = ClassicLevel<Buffer, Buffer>;
@@ -67,6 +73,15 @@ export class LevelKeyValueStore implements KeyValueBytesStore {
       await db.open();
     } catch (err) {
       if (isLockedError(err)) throw new StoreLockedError(this.location, { cause: err });
+      throw err;
+    }
+    try {
+      await checkValueFormat(this.name, this.location, this.options.valueFormat, async () => {
+        const first = await db.keys({ limit: 1 }).all();
+        return first.length === 0;
+      });
+    } catch (err) {
+      await db.close();
       throw err;
     }
     this.db = db;

@@ -1,6 +1,6 @@
 import { TopologyError } from '../../errors.ts';
 import type { Serde } from '../../serdes/serde.ts';
-import type { StoreBuilder } from '../../state/store-builder.ts';
+import type { DslStoreFormat, StoreBuilder } from '../../state/store-builder.ts';
 import { isVersionedBuilder } from '../../state/versioned-store-builder.ts';
 import type { AutoOffsetReset } from '../auto-offset-reset.ts';
 import type { Processor } from '../processor.ts';
@@ -332,6 +332,19 @@ export class InternalTopologyBuilder {
 
   storeBuilder(name: string): StoreBuilder | undefined {
     return this.storeBuilders.get(name);
+  }
+
+  /**
+   * Kafka Streams' `dsl.store.format` (KIP-1285), applied when an app or a test driver takes the
+   * topology (as Kafka Streams configures its store factories then): each DSL store that follows
+   * it is rebuilt in that format.
+   */
+  applyDslStoreFormat(format: DslStoreFormat): void {
+    for (const [name, builder] of this.storeBuilders) {
+      const next = builder.withDslStoreFormat?.(format);
+      if (next !== undefined && next !== builder) this.storeBuilders.set(name, next);
+    }
+    this.groups = undefined;
   }
 
   hasStore(name: string): boolean {

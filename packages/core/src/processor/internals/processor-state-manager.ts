@@ -1,7 +1,10 @@
 import {
   type CheckpointEntry,
+  decodeHeaders,
+  encodeValueTimestampHeaders,
   type KeyValueBytesStore,
   readCheckpoint,
+  splitValueTimestampHeaders,
   type TopicPartition,
   TransactionalBuffer,
   type TransactionalBufferOptions,
@@ -16,6 +19,7 @@ import { StorePosition, type WriteContext } from '../../query/store-position.ts'
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import { rawValueOf, timestampOf, withTimestamp } from '../../state/value-and-timestamp.ts';
+import { type FetchedHeaders, fromStoreHeaders, headersPart } from '../../state/value-timestamp-headers.ts';
 import { isVersionedBuilder, versionedRestoreValue } from '../../state/versioned-store-builder.ts';
 import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
 import { topicPartitionKey } from './records.ts';
@@ -69,6 +73,8 @@ export interface ChangelogMessage {
   key: Buffer | null;
   value: Buffer | null;
   timestamp: number;
+  /** The record's headers as fetched (absent: none); a headers-aware store keeps them. */
+  headers?: FetchedHeaders;
 }
 
 interface RegisteredStore {
@@ -197,6 +203,7 @@ export class ProcessorStateManager {
   restoreConverter(storeName: string): (message: ChangelogMessage) => ChangelogMessage {
     const { builder } = this.entry(storeName);
     if (isVersionedBuilder(builder)) return versionedRestoreValue;
+    if (builder.headers === true) return headersRestoreValue;
     if (builder.timestamped !== true) return (message) => message;
     return (message) =>
       message.value === null
@@ -261,6 +268,7 @@ export class ProcessorStateManager {
       if (entry.changelog === null || entry.buffer === undefined) continue;
       const { topic, partition } = entry.changelog;
       const timestamped = entry.builder.timestamped === true;
+      const withHeaders = entry.builder.headers === true;
       const headers = entry.builder.changelogHeaders;
       if (entry.store instanceof TypedVersionedKeyValueStore) {
         // Kafka Streams' versioned changelog: every put, its timestamp as the record's.
@@ -270,7 +278,9 @@ export class ProcessorStateManager {
         continue;
       }
       for (const { key, value } of entry.buffer.eachPendingChange()) {
-        if (timestamped && value !== null) {
+        if (withHeaders && value !== null) {
+          yield { topic, partition, key, ...headersChangelogValue(value) };
+        } else if (timestamped && value !== null) {
           // Kafka Streams' changelog format: the plain value, its timestamp as the record's.
           yield { topic, partition, key, value: rawValueOf(value), timestamp: timestampOf(value) };
         } else if (headers !== undefined && value !== null) {
@@ -332,4 +342,27 @@ export class ProcessorStateManager {
     }
     return firstError;
   }
+}
+
+/**
+ * A headers-aware store's restore (Kafka Streams' RecordConverters.rawValueToHeadersValue): the
+ * record's headers and timestamp go back in front of the plain value.
+ */
+function headersRestoreValue(message: ChangelogMessage): ChangelogMessage {
+  if (message.value === null) return message;
+  return {
+    ...message,
+    value: encodeValueTimestampHeaders(headersPart(message.headers), message.timestamp, message.value),
+  };
+}
+
+/**
+ * A headers-aware store's changelog record (Kafka Streams' ChangeLoggingTimestampedKeyValueBytesStoreWithHeaders):
+ * the plain value, the stored timestamp and headers as the record's.
+ */
+function headersChangelogValue(bytes: Buffer): Pick<ChangelogChange, 'value' | 'timestamp' | 'headers'> {
+  const parts = splitValueTimestampHeaders(bytes);
+  const value = { value: parts.value, timestamp: parts.timestamp };
+  if (parts.headers.length === 0) return value;
+  return { ...value, headers: fromStoreHeaders(decodeHeaders(parts.headers)) as ChangelogChange['headers'] };
 }

@@ -34,7 +34,7 @@ class TopicBoundSerde<T> implements Serde<T> {
 export function bindToTopic<T>(serde: Serde<T>, topic: string): Serde<T> {
   if (serde instanceof TimestampSkippingSerde) {
     const inner = (serde as TimestampSkippingSerde<T>).valueSerde;
-    return isTopicAware(inner) ? new TimestampSkippingSerde(new TopicBoundSerde(inner, topic)) : serde;
+    return isTopicAware(inner) ? serde.around(new TopicBoundSerde(inner, topic)) : serde;
   }
   return isTopicAware(serde) ? new TopicBoundSerde(serde, topic) : serde;
 }
