@@ -8,10 +8,14 @@
 // - p99 end-to-end latency (output record received minus its input line's send time) during the
 //   roll against the steady state before it;
 // - the same longest gap over the steady window before the roll (the machine's load alone);
-// - scaling out to a 4th instance and back in: the longest gap between two commits of the tasks
-//   that stay (cooperative rebalances on kstreams' member, eager ones on kafkajs');
 // - kill -9 of one instance and an immediate restart with the same id: the time from the new
-//   process's spawn to its first commit.
+//   process's spawn to its first commit, with the phases of the start in between (from the debug
+//   log: node and the bundle loaded, admin connected, topics checked, JoinGroup and SyncGroup,
+//   each task's producer fenced and stores opened and restored, the first fetch);
+// - scaling from 2 instances to 3 and back (the issue's case: one static instance leaves the
+//   group first, then a dynamic one joins and leaves): the longest gap between two commits of the
+//   tasks that stay (cooperative rebalances on kstreams' member, eager ones on kafkajs').
+// BENCH_ROLL_STEPS (default roll,kill,scale) runs some of the steps only.
 // The apps are core's crash-test fixture (test/runtime/fixtures/word-count-app.ts), bundled.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -37,12 +41,29 @@ const PARTITIONS = 6;
 const COMMIT_INTERVAL_MS = 100;
 const SETTLE_MS = 3_000;
 
-/** Log lines of a start, in order: the member's assignment, then each task running. */
-const MILESTONES = ['assignment received', 'task running'];
+const STEPS = (process.env.BENCH_ROLL_STEPS ?? 'roll,kill,scale').split(',');
+
+/** Log lines of a start, in order (the first of each per run): the kill -9 phase table. */
+const MILESTONES = [
+  'modules loaded',
+  'state change',
+  'admin connected',
+  'topics checked',
+  'group coordinator found',
+  'JoinGroup answered',
+  'SyncGroup answered',
+  'assignment received',
+  'task producer initialized',
+  'task initialized',
+  'task running',
+  'first batch fetched',
+];
 
 interface Commit {
   at: number;
   tasks: string[];
+  /** How long the commit took (from its start to the log line). */
+  ms: number;
 }
 
 class Instance {
@@ -72,12 +93,22 @@ class Instance {
     createInterface({ input: child.stderr! }).on('line', (line) => {
       if (!line.includes('"msg":"')) return;
       try {
-        const e = JSON.parse(line) as { msg?: string; time: number; tasks?: string[] };
-        if (e.msg === 'committed' && e.tasks) this.commits.get(run)!.push({ at: e.time, tasks: e.tasks });
+        const e = JSON.parse(line) as {
+          msg?: string;
+          time: number;
+          tasks?: string[];
+          ms?: number;
+          processStartedAt?: number;
+        };
+        if (e.msg === 'committed' && e.tasks)
+          this.commits.get(run)!.push({ at: e.time, tasks: e.tasks, ms: e.ms ?? 0 });
         // The first of each milestone per run, for the kill-to-commit breakdown.
         else if (e.msg !== undefined && MILESTONES.includes(e.msg)) {
           const seen = this.milestones.get(run) ?? new Map<string, number>();
           if (!seen.has(e.msg)) seen.set(e.msg, e.time);
+          // When node's process began (performance.timeOrigin): spawn to node's start.
+          if (e.processStartedAt !== undefined && !seen.has('node started'))
+            seen.set('node started', e.processStartedAt);
           this.milestones.set(run, seen);
         }
       } catch {}
@@ -89,13 +120,13 @@ class Instance {
     await this.exited;
   }
 
-  firstCommitAfter(run: number): Promise<number> {
+  firstCommitAfter(run: number): Promise<Commit> {
     return new Promise((resolve) => {
       const poll = setInterval(() => {
         const first = this.commits.get(run)?.[0];
         if (first) {
           clearInterval(poll);
-          resolve(first.at);
+          resolve(first);
         }
       }, 20);
     });
@@ -176,7 +207,7 @@ async function runPath(script: string, legacy: boolean) {
   await new Promise((r) => setTimeout(r, 10_000));
   const steadyTo = Date.now();
   const windows: Array<{ restarted: number; from: number; to: number }> = [];
-  for (const [i, inst] of instances.entries()) {
+  for (const [i, inst] of STEPS.includes('roll') ? instances.entries() : []) {
     const from = Date.now();
     await inst.signal('SIGTERM');
     inst.start();
@@ -186,32 +217,49 @@ async function runPath(script: string, legacy: boolean) {
   }
   const rollTo = Date.now();
   // kill -9 and an immediate restart with the same groupInstanceId.
-  const victim = instances[1]!;
-  await victim.signal('SIGKILL');
-  victim.start();
-  const firstCommit = (await victim.firstCommitAfter(victim.run)) - victim.spawnedAt;
-  const seen = victim.milestones.get(victim.run) ?? new Map<string, number>();
-  const breakdown = Object.fromEntries(
-    MILESTONES.map((m) => [m, (seen.get(m) ?? Number.NaN) - victim.spawnedAt]),
-  );
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  // Scaling out to a 4th instance (a dynamic member) and back in: rebalances that move tasks
-  // (cooperative on kstreams' member), while the tasks that stay should go on committing.
-  const extra = new Instance(script, {
-    ...instances[0]!.env,
-    STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
-    GROUP_INSTANCE_ID: '',
-  });
+  let firstCommit = Number.NaN;
+  let breakdown: Record<string, number> = {};
+  if (STEPS.includes('kill')) {
+    const victim = instances[1]!;
+    await victim.signal('SIGKILL');
+    victim.start();
+    const committed = await victim.firstCommitAfter(victim.run);
+    firstCommit = committed.at - victim.spawnedAt;
+    const seen = victim.milestones.get(victim.run) ?? new Map<string, number>();
+    // The first commit's start and end.
+    seen.set('first commit begun', committed.at - committed.ms);
+    seen.set('first commit', committed.at);
+    breakdown = Object.fromEntries(
+      ['node started', ...MILESTONES, 'first commit begun', 'first commit'].map((m) => [
+        m,
+        (seen.get(m) ?? Number.NaN) - victim.spawnedAt,
+      ]),
+    );
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+  }
+  // Scaling from 2 instances to 3 and back (the issue's case): the third static instance leaves
+  // the group (SIGUSR2: close with leaveGroup), then a dynamic one joins and leaves. Rebalances
+  // that move tasks (cooperative on kstreams' member), while the tasks that stay should go on
+  // committing. Measured: the windows of 2 -> 3 and 3 -> 2.
   const scaleWindows: Array<{ from: number; to: number }> = [];
-  let from = Date.now();
-  extra.start();
-  await extra.firstCommitAfter(1);
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  scaleWindows.push({ from, to: Date.now() });
-  from = Date.now();
-  await extra.signal('SIGTERM');
-  await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
-  scaleWindows.push({ from, to: Date.now() });
+  if (STEPS.includes('scale')) {
+    await instances[2]!.signal('SIGUSR2');
+    await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
+    const extra = new Instance(script, {
+      ...instances[0]!.env,
+      STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
+      GROUP_INSTANCE_ID: '',
+    });
+    let from = Date.now();
+    extra.start();
+    await extra.firstCommitAfter(1);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    scaleWindows.push({ from, to: Date.now() });
+    from = Date.now();
+    await extra.signal('SIGTERM');
+    await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
+    scaleWindows.push({ from, to: Date.now() });
+  }
   const scaleGaps: number[] = [];
   for (const w of scaleWindows)
     for (const inst of instances)
@@ -229,7 +277,9 @@ async function runPath(script: string, legacy: boolean) {
   const steadyGaps: number[] = [];
   for (const inst of instances)
     for (const g of longestGaps(inst.commits.get(1)!, steadyFrom, steadyTo).values()) steadyGaps.push(g);
-  const during = latencies.filter((l) => l.at >= windows[0]!.from && l.at <= rollTo).map((l) => l.ms);
+  const during = latencies
+    .filter((l) => windows.length > 0 && l.at >= windows[0]!.from && l.at <= rollTo)
+    .map((l) => l.ms);
   const steady = latencies.filter((l) => l.at >= steadyFrom && l.at <= steadyTo).map((l) => l.ms);
   for (const inst of instances) await inst.signal('SIGTERM');
   await reader.disconnect();
@@ -266,5 +316,7 @@ for (const legacy of [false, true].filter((l) => paths.includes(l ? 'legacy' : '
   console.log(JSON.stringify(row));
   rows.push(row);
 }
-console.table(rows);
+console.table(rows.map(({ killRestartMs: _, ...row }) => row));
+// The kill -9 restart's phases, ms after the new process's spawn, per path.
+console.table(Object.fromEntries(rows.map((r) => [r.path, r.killRestartMs])));
 process.exit(0);

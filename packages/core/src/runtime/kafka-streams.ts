@@ -257,6 +257,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
           error
         );
       });
+      this.logger.debug('admin connected');
       if (this.topology.internalBuilder.hasPatternSources()) {
         this.patternRefresh = new PatternTopicRefresh({
           builder: this.topology.internalBuilder,
@@ -270,6 +271,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       }
       await prepareTopics(this.topology, this.config, this.admin);
       await initSerdes(this.topology.internalBuilder, this.config.applicationId, this.config);
+      this.logger.debug('topics checked');
       await this.startGlobalThread();
       await this.startThread();
       this.patternRefresh?.start();

@@ -71,6 +71,8 @@ export class GroupConsumer {
   private readonly assigned = new Set<string>();
   /** Sent in each join's userData once this instance asked for the application's shutdown. */
   private shutdownRequested = false;
+  /** For the debug log of a start's phases. */
+  private fetchedOnce = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -92,6 +94,10 @@ export class GroupConsumer {
       maxBytes: 1024 * 1024,
       maxBytesPerPartition: 256 * 1024,
       onBatch: (batch) => {
+        if (!this.fetchedOnce) {
+          this.fetchedOnce = true;
+          config.logger.debug({ topic: batch.topic, partition: batch.partition }, 'first batch fetched');
+        }
         this.member?.poll();
         handlers.onFetched?.(batch.topic, batch.partition, batch.highWatermark);
         return handlers.onBatch(this.inputBatch(batch));
@@ -157,6 +163,7 @@ export class GroupConsumer {
         (m) => decodeUserData(m.subscription.userData).shutdownRequested === true,
       ),
       listener,
+      trace: (event, fields) => config.logger.debug(fields, event),
       userData: () =>
         encodeUserData({
           ownedTasks: assignor.ownedTasks(),
