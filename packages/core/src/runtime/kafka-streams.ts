@@ -12,7 +12,7 @@ import { toAuthorizationError } from '../kafka/authorization.ts';
 import { type BrokerConnectivitySnapshot, connectivityOf } from '../kafka/broker-connectivity.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
-import { createMetricsRegistry } from '../metrics/prometheus.ts';
+import { createMetricsRegistry, type MetricsSources } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -65,7 +65,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private readonly admin: StreamsAdmin;
   private readonly metricsValues: StreamsMetrics = newMetrics();
   private readonly recorder: StreamsMetricsRecorder;
-  private readonly registry: Registry;
+  private registry?: Registry;
+  private readonly metricsSources: MetricsSources;
   /** Kafka Streams' thread name: `<clientId>-StreamThread-1` (one thread per app here). */
   readonly threadName: string;
   private thread?: StreamThread;
@@ -106,14 +107,14 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.keyResolver = new KeyQueryResolver(this.queries);
     this.threadName = `${this.config.clientId}-StreamThread-1`;
     this.recorder = new StreamsMetricsRecorder(this.config.metricsRecordingLevel);
-    this.registry = createMetricsRegistry({
+    this.metricsSources = {
       applicationId: this.config.applicationId,
       threadId: this.threadName,
       recorder: this.recorder,
       state: () => this.currentState,
       positions: () => taskPositions(this.thread?.runningTasks() ?? []),
       asyncInFlight: () => asyncInFlightOf(this.thread?.runningTasks() ?? []),
-    });
+    };
   }
 
   /**
@@ -121,6 +122,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    * `await registry.metrics()` or merge it into yours with `Registry.merge`.
    */
   get metricsRegistry(): Registry {
+    // Made when first asked for: prom-client loads then, not at every start.
+    this.registry ??= createMetricsRegistry(this.metricsSources);
     return this.registry;
   }
 
