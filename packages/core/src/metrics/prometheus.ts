@@ -35,6 +35,15 @@ type Read = (set: (labels: Record<string, string | number>, value: number) => vo
  */
 const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client');
 
+/** The registry of `src`, made at the first call. */
+export function lazyMetricsRegistry(src: MetricsSources): () => Registry {
+  let registry: Registry | undefined;
+  return () => {
+    registry ??= createMetricsRegistry(src);
+    return registry;
+  };
+}
+
 export function createMetricsRegistry(src: MetricsSources): Registry {
   const { Counter, Gauge, Registry } = promClient();
   const registry = new Registry();
