@@ -133,14 +133,28 @@ class Instance {
   }
 }
 
-/** Longest gap between two commits of each task of `commits` within [from, to] (with the commits around). */
-function longestGaps(commits: Commit[], from: number, to: number): Map<string, number> {
+/** The tasks some run of these instances committed within [from, to]. */
+function committedWithin(instances: Instance[], from: number, to: number): Set<string> {
+  const tasks = new Set<string>();
+  for (const inst of instances)
+    for (const commits of inst.commits.values())
+      for (const c of commits) if (c.at >= from && c.at <= to) for (const t of c.tasks) tasks.add(t);
+  return tasks;
+}
+
+/**
+ * Longest gap between two commits of each task of `commits` within [from, to] (with the commits
+ * around), for the tasks that stayed: not committed by any of `others` in the window (a task
+ * that moved away and came back to this instance did not stay).
+ */
+function longestGaps(commits: Commit[], from: number, to: number, others: Instance[]): Map<string, number> {
+  const moved = committedWithin(others, from, to);
   const byTask = new Map<string, number[]>();
   for (const c of commits) for (const t of c.tasks) byTask.set(t, [...(byTask.get(t) ?? []), c.at]);
   const gaps = new Map<string, number>();
   for (const [task, times] of byTask) {
     // Only tasks that committed before and after the window stayed on this instance.
-    if (!(times.some((t) => t < from) && times.some((t) => t > to))) continue;
+    if (moved.has(task) || !(times.some((t) => t < from) && times.some((t) => t > to))) continue;
     let longest = 0;
     for (let i = 1; i < times.length; i++)
       if (times[i]! >= from && times[i - 1]! <= to) longest = Math.max(longest, times[i]! - times[i - 1]!);
@@ -242,6 +256,7 @@ async function runPath(script: string, legacy: boolean) {
   // that move tasks (cooperative on kstreams' member), while the tasks that stay should go on
   // committing. Measured: the windows of 2 -> 3 and 3 -> 2.
   const scaleWindows: Array<{ from: number; to: number }> = [];
+  const everyone = [...instances];
   if (STEPS.includes('scale')) {
     await instances[2]!.signal('SIGUSR2');
     await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
@@ -250,6 +265,7 @@ async function runPath(script: string, legacy: boolean) {
       STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
       GROUP_INSTANCE_ID: '',
     });
+    everyone.push(extra);
     let from = Date.now();
     extra.start();
     await extra.firstCommitAfter(1);
@@ -262,21 +278,24 @@ async function runPath(script: string, legacy: boolean) {
   }
   const scaleGaps: number[] = [];
   for (const w of scaleWindows)
-    for (const inst of instances)
+    for (const inst of instances) {
+      const others = everyone.filter((o) => o !== inst);
       for (const commits of inst.commits.values())
-        for (const g of longestGaps(commits, w.from, w.to).values()) scaleGaps.push(g);
+        for (const g of longestGaps(commits, w.from, w.to, others).values()) scaleGaps.push(g);
+    }
   const gaps: number[] = [];
   for (const w of windows)
     for (const [j, inst] of instances.entries()) {
       if (j === w.restarted) continue;
       // The run of instance j that lived through the window.
+      const others = everyone.filter((o) => o !== inst);
       for (const commits of inst.commits.values())
-        for (const g of longestGaps(commits, w.from, w.to).values()) gaps.push(g);
+        for (const g of longestGaps(commits, w.from, w.to, others).values()) gaps.push(g);
     }
   // The same measure over the steady window: what the machine's load alone gives.
   const steadyGaps: number[] = [];
   for (const inst of instances)
-    for (const g of longestGaps(inst.commits.get(1)!, steadyFrom, steadyTo).values()) steadyGaps.push(g);
+    for (const g of longestGaps(inst.commits.get(1)!, steadyFrom, steadyTo, []).values()) steadyGaps.push(g);
   const during = latencies
     .filter((l) => windows.length > 0 && l.at >= windows[0]!.from && l.at <= rollTo)
     .map((l) => l.ms);
