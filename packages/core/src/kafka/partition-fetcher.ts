@@ -107,7 +107,7 @@ export class PartitionFetcher {
   private metadataAttempts = 0;
   private metadataRetryAt = 0;
   private wakeTimer?: NodeJS.Timeout;
-  /** Leaders connected to (or being) ahead of their first fetch. */
+  /** Leaders (and topics' metadata) asked for ahead of their first fetch. */
   private readonly warmed = new Set<number>();
   private readonly warmedTopics = new Set<string>();
   private turn = 0;
@@ -244,19 +244,17 @@ export class PartitionFetcher {
    */
   private warmConnections(): void {
     if (this.stopping) return;
-    let unknownTopic = false;
+    const unknown = [...this.states.values()].filter((s) => !this.knownTopics.has(s.topic));
     for (const s of this.states.values()) {
-      if (!this.knownTopics.has(s.topic) && !this.warmedTopics.has(s.topic)) {
-        this.warmedTopics.add(s.topic);
-        unknownTopic = true;
-      }
       const leader = this.leaderOf(s);
       if (leader === undefined || this.warmed.has(leader)) continue;
       this.warmed.add(leader);
       this.cluster.findBroker({ nodeId: leader }).catch(() => this.warmed.delete(leader));
     }
     // Their leaders are learnt now (once per topic: the fetches' own refreshes do the rest).
-    if (unknownTopic) this.refreshMetadata(Date.now());
+    const fresh = unknown.filter((s) => !this.warmedTopics.has(s.topic));
+    for (const s of fresh) this.warmedTopics.add(s.topic);
+    if (fresh.length > 0) this.refreshMetadata(Date.now());
   }
 
   private leaderOf(state: PartitionState): number | undefined {
