@@ -8,16 +8,20 @@
 // - p99 end-to-end latency (output record received minus its input line's send time) during the
 //   roll against the steady state before it;
 // - the same longest gap over the steady window before the roll (the machine's load alone);
-// - scaling out to a 4th instance and back in: the longest gap between two commits of the tasks
-//   that stay (cooperative rebalances on kstreams' member, eager ones on kafkajs');
 // - kill -9 of one instance and an immediate restart with the same id: the time from the new
-//   process's spawn to its first commit.
+//   process's spawn to its first commit, with the phases of the start in between (from the debug
+//   log: node and the bundle loaded, admin connected, topics checked, JoinGroup and SyncGroup,
+//   each task's producer fenced and stores opened and restored, the first fetch);
+// - scaling from 2 instances to 3 and back (the issue's case: one static instance leaves the
+//   group first, then a dynamic one joins and leaves): the longest gap between two commits of the
+//   tasks that stay (cooperative rebalances on kstreams' member, eager ones on kafkajs').
+// BENCH_ROLL_STEPS (default roll,kill,scale) runs some of the steps only.
 // The apps are core's crash-test fixture (test/runtime/fixtures/word-count-app.ts), bundled.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAndFill, instanceEnv, OutputReader } from './instances/fill.ts';
-import { bundleWordCountApp, type Commit, Instance } from './instances/instance.ts';
+import { bundleWordCountApp, type Commit, Instance, STARTUP_MILESTONES } from './instances/instance.ts';
 import { benchKafka, brokersFromEnv, connectAdmin, deleteAll } from './word-count/cluster.ts';
 import { generateLines } from './word-count/corpus.ts';
 import { produceAtRate } from './word-count/latency.ts';
@@ -29,14 +33,31 @@ const PARTITIONS = 6;
 const COMMIT_INTERVAL_MS = 100;
 const SETTLE_MS = 3_000;
 
-/** Longest gap between two commits of each task of `commits` within [from, to] (with the commits around). */
-function longestGaps(commits: Commit[], from: number, to: number): Map<string, number> {
+const STEPS = (process.env.BENCH_ROLL_STEPS ?? 'roll,kill,scale').split(',');
+
+/** The tasks some run of these instances committed within [from, to]. */
+function committedWithin(instances: Instance[], from: number, to: number): Set<string> {
+  const tasks = new Set<string>();
+  for (const inst of instances)
+    for (const run of inst.runNumbers())
+      for (const c of inst.commits(run))
+        if (c.at >= from && c.at <= to) for (const t of c.tasks) tasks.add(t);
+  return tasks;
+}
+
+/**
+ * Longest gap between two commits of each task of `commits` within [from, to] (with the commits
+ * around), for the tasks that stayed: not committed by any of `others` in the window (a task
+ * that moved away and came back to this instance did not stay).
+ */
+function longestGaps(commits: Commit[], from: number, to: number, others: Instance[]): Map<string, number> {
+  const moved = committedWithin(others, from, to);
   const byTask = new Map<string, number[]>();
   for (const c of commits) for (const t of c.tasks) byTask.set(t, [...(byTask.get(t) ?? []), c.at]);
   const gaps = new Map<string, number>();
   for (const [task, times] of byTask) {
     // Only tasks that committed before and after the window stayed on this instance.
-    if (!(times.some((t) => t < from) && times.some((t) => t > to))) continue;
+    if (moved.has(task) || !(times.some((t) => t < from) && times.some((t) => t > to))) continue;
     let longest = 0;
     for (let i = 1; i < times.length; i++)
       if (times[i]! >= from && times[i - 1]! <= to) longest = Math.max(longest, times[i]! - times[i - 1]!);
@@ -80,7 +101,7 @@ async function runPath(script: string, legacy: boolean) {
   await new Promise((r) => setTimeout(r, 10_000));
   const steadyTo = Date.now();
   const windows: Array<{ restarted: number; from: number; to: number }> = [];
-  for (const [i, inst] of instances.entries()) {
+  for (const [i, inst] of STEPS.includes('roll') ? instances.entries() : []) {
     const from = Date.now();
     await inst.signal('SIGTERM');
     inst.start();
@@ -90,49 +111,74 @@ async function runPath(script: string, legacy: boolean) {
   }
   const rollTo = Date.now();
   // kill -9 and an immediate restart with the same groupInstanceId.
-  const victim = instances[1]!;
-  await victim.signal('SIGKILL');
-  victim.start();
-  const firstCommit = (await victim.firstCommitAfter(victim.run)) - victim.spawnedAt;
-  const breakdown = Object.fromEntries(
-    Object.entries(victim.milestones()).map(([m, at]) => [m, at - victim.spawnedAt]),
-  );
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  // Scaling out to a 4th instance (a dynamic member) and back in: rebalances that move tasks
-  // (cooperative on kstreams' member), while the tasks that stay should go on committing.
-  const extra = new Instance(script, {
-    ...instances[0]!.env,
-    STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
-    GROUP_INSTANCE_ID: '',
-  });
+  let firstCommit = Number.NaN;
+  let breakdown: Record<string, number> = {};
+  if (STEPS.includes('kill')) {
+    const victim = instances[1]!;
+    await victim.signal('SIGKILL');
+    victim.start();
+    const committed = await victim.firstCommit(victim.run);
+    firstCommit = committed.at - victim.spawnedAt;
+    const seen = new Map(victim.startup(victim.run));
+    // The first commit's start and end.
+    seen.set('first commit begun', committed.at - committed.ms);
+    seen.set('first commit', committed.at);
+    breakdown = Object.fromEntries(
+      ['node started', ...STARTUP_MILESTONES, 'first commit begun', 'first commit'].map((m) => [
+        m,
+        (seen.get(m) ?? Number.NaN) - victim.spawnedAt,
+      ]),
+    );
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+  }
+  // Scaling from 2 instances to 3 and back (the issue's case): the third static instance leaves
+  // the group (SIGUSR2: close with leaveGroup), then a dynamic one joins and leaves. Rebalances
+  // that move tasks (cooperative on kstreams' member), while the tasks that stay should go on
+  // committing. Measured: the windows of 2 -> 3 and 3 -> 2.
   const scaleWindows: Array<{ from: number; to: number }> = [];
-  let from = Date.now();
-  extra.start();
-  await extra.firstCommitAfter(1);
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  scaleWindows.push({ from, to: Date.now() });
-  from = Date.now();
-  await extra.signal('SIGTERM');
-  await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
-  scaleWindows.push({ from, to: Date.now() });
+  const everyone = [...instances];
+  if (STEPS.includes('scale')) {
+    await instances[2]!.signal('SIGUSR2');
+    await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
+    const extra = new Instance(script, {
+      ...instances[0]!.env,
+      STATE_DIR: mkdtempSync(join(tmpdir(), `${tag}-`)),
+      GROUP_INSTANCE_ID: '',
+    });
+    everyone.push(extra);
+    let from = Date.now();
+    extra.start();
+    await extra.firstCommitAfter(1);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    scaleWindows.push({ from, to: Date.now() });
+    from = Date.now();
+    await extra.signal('SIGTERM');
+    await new Promise((r) => setTimeout(r, 2 * SETTLE_MS));
+    scaleWindows.push({ from, to: Date.now() });
+  }
   const scaleGaps: number[] = [];
   for (const w of scaleWindows)
-    for (const inst of instances)
+    for (const inst of instances) {
+      const others = everyone.filter((o) => o !== inst);
       for (const run of inst.runNumbers())
-        for (const g of longestGaps(inst.commits(run), w.from, w.to).values()) scaleGaps.push(g);
+        for (const g of longestGaps(inst.commits(run), w.from, w.to, others).values()) scaleGaps.push(g);
+    }
   const gaps: number[] = [];
   for (const w of windows)
     for (const [j, inst] of instances.entries()) {
       if (j === w.restarted) continue;
       // The run of instance j that lived through the window.
+      const others = everyone.filter((o) => o !== inst);
       for (const run of inst.runNumbers())
-        for (const g of longestGaps(inst.commits(run), w.from, w.to).values()) gaps.push(g);
+        for (const g of longestGaps(inst.commits(run), w.from, w.to, others).values()) gaps.push(g);
     }
   // The same measure over the steady window: what the machine's load alone gives.
   const steadyGaps: number[] = [];
   for (const inst of instances)
-    for (const g of longestGaps(inst.commits(1), steadyFrom, steadyTo).values()) steadyGaps.push(g);
-  const during = latencies.filter((l) => l.at >= windows[0]!.from && l.at <= rollTo).map((l) => l.ms);
+    for (const g of longestGaps(inst.commits(1), steadyFrom, steadyTo, []).values()) steadyGaps.push(g);
+  const during = latencies
+    .filter((l) => windows.length > 0 && l.at >= windows[0]!.from && l.at <= rollTo)
+    .map((l) => l.ms);
   const steady = latencies.filter((l) => l.at >= steadyFrom && l.at <= steadyTo).map((l) => l.ms);
   for (const inst of instances) await inst.signal('SIGTERM');
   await reader.stop();
@@ -167,5 +213,7 @@ for (const legacy of [false, true].filter((l) => paths.includes(l ? 'legacy' : '
   console.log(JSON.stringify(row));
   rows.push(row);
 }
-console.table(rows);
+console.table(rows.map(({ killRestartMs: _, ...row }) => row));
+// The kill -9 restart's phases, ms after the new process's spawn, per path.
+console.table(Object.fromEntries(rows.map((r) => [r.path, r.killRestartMs])));
 process.exit(0);

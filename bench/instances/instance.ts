@@ -11,7 +11,25 @@ import { bundleEntry } from '../../scripts/test/bundle.ts';
 export interface Commit {
   at: number;
   tasks: string[];
+  /** How long the commit took (from its start to the log line). */
+  ms: number;
 }
+
+/** Log lines of a start, in order (the first of each per run): the kill -9 phase table. */
+export const STARTUP_MILESTONES = [
+  'modules loaded',
+  'state change',
+  'admin connected',
+  'topics checked',
+  'group coordinator found',
+  'JoinGroup answered',
+  'SyncGroup answered',
+  'assignment received',
+  'task producer initialized',
+  'task initialized',
+  'task running',
+  'first batch fetched',
+];
 
 export interface Assignment {
   at: number;
@@ -38,6 +56,8 @@ class Run {
   /** Each "task running" line (the task's stores restored, its input resumed). */
   readonly running: Array<{ at: number; task: string }> = [];
   readonly events: AppEvent[] = [];
+  /** The first time of each of STARTUP_MILESTONES, and 'node started' (the process's time origin). */
+  readonly startup = new Map<string, number>();
 }
 
 export class Instance {
@@ -65,11 +85,24 @@ export class Instance {
     createInterface({ input: child.stderr! }).on('line', (line) => {
       if (!line.includes('"msg":"')) return;
       try {
-        const e = JSON.parse(line) as { msg?: string; time: number; tasks?: string[]; taskId?: string };
-        if (e.msg === 'committed' && e.tasks) seen.commits.push({ at: e.time, tasks: e.tasks });
+        const e = JSON.parse(line) as {
+          msg?: string;
+          time: number;
+          tasks?: string[];
+          taskId?: string;
+          ms?: number;
+          processStartedAt?: number;
+        };
+        if (e.msg === 'committed' && e.tasks)
+          seen.commits.push({ at: e.time, tasks: e.tasks, ms: e.ms ?? 0 });
         else if (e.msg === 'assignment received' && e.tasks)
           seen.assignments.push({ at: e.time, tasks: e.tasks });
         else if (e.msg === 'task running' && e.taskId) seen.running.push({ at: e.time, task: e.taskId });
+        if (e.msg !== undefined && STARTUP_MILESTONES.includes(e.msg) && !seen.startup.has(e.msg))
+          seen.startup.set(e.msg, e.time);
+        // When node's process began (performance.timeOrigin): spawn to node's start.
+        if (e.processStartedAt !== undefined && !seen.startup.has('node started'))
+          seen.startup.set('node started', e.processStartedAt);
       } catch {}
     });
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -122,8 +155,18 @@ export class Instance {
     };
   }
 
+  /** The first time of each start-up milestone of a run (STARTUP_MILESTONES, 'node started'). */
+  startup(run = this.run): ReadonlyMap<string, number> {
+    return this.runs.get(run)?.startup ?? new Map();
+  }
+
   firstCommitAfter(run: number): Promise<number> {
     return waitFor(() => this.commits(run)[0]?.at);
+  }
+
+  /** The first commit of a run, with how long it took. */
+  firstCommit(run: number): Promise<Commit> {
+    return waitFor(() => this.commits(run)[0]);
   }
 }
 

@@ -1,8 +1,9 @@
-// `npm run demo -- [word-count | page-views | enrichment | payment-scoring | avro] [flags]`: runs one example end to end (word count when
+// `npm run demo -- [word-count | page-views | enrichment | payment-scoring | avro | rolling-restart] [flags]`: runs one example end to end (word count when
 // no name is given) and exits non-zero when its output is wrong.
 import { enrichmentDemo } from './enrichment/demo.ts';
 import { pageViewsDemo } from './page-views/demo.ts';
 import { paymentScoringDemo } from './payment-scoring/demo.ts';
+import { rollingRestartDemo } from './rolling-restart/demo.ts';
 import { wordCountDemo } from './word-count/demo.ts';
 
 const DEMOS: Record<string, (argv: readonly string[]) => Promise<unknown>> = {
@@ -10,6 +11,7 @@ const DEMOS: Record<string, (argv: readonly string[]) => Promise<unknown>> = {
   'page-views': pageViewsDemo,
   enrichment: enrichmentDemo,
   'payment-scoring': paymentScoringDemo,
+  'rolling-restart': rollingRestartDemo,
   // Loaded only when asked for: it brings the registry serdes and their libraries.
   avro: () => import('./avro/demo.ts'),
 };

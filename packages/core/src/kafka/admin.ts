@@ -3,6 +3,7 @@
 // First: kafkajs must find core's replacements when it loads (kafkajs-patches.ts).
 import './kafkajs-patches.ts';
 import { type Admin, AssignerProtocol, type Kafka } from 'kafkajs';
+import { AuthenticationError, BrokerUnreachableError } from '../errors.ts';
 import { decodeAssignmentInfo } from './assignment-info.ts';
 import { decodeUserData } from './assignor.ts';
 import { hasErrorType, retryWhileErrorType } from './error-kinds.ts';
@@ -67,6 +68,17 @@ export class StreamsAdmin {
   async connect(): Promise<void> {
     if (!this.connected) await this.admin.connect();
     this.connected = true;
+  }
+
+  /** connect(), with its failure told in words: credentials refused, or no broker at `brokers`. */
+  async connectOrExplain(brokers: string[], sasl: unknown): Promise<void> {
+    await this.connect().catch((error: unknown) => {
+      throw (
+        AuthenticationError.from(error, brokers, sasl as { username?: unknown }) ??
+        BrokerUnreachableError.from(error, brokers) ??
+        error
+      );
+    });
   }
 
   async disconnect(): Promise<void> {

@@ -107,6 +107,9 @@ export class PartitionFetcher {
   private metadataAttempts = 0;
   private metadataRetryAt = 0;
   private wakeTimer?: NodeJS.Timeout;
+  /** Leaders (and topics' metadata) asked for ahead of their first fetch. */
+  private readonly warmed = new Set<number>();
+  private readonly warmedTopics = new Set<string>();
   private turn = 0;
   private running = false;
   private stopping = false;
@@ -128,6 +131,7 @@ export class PartitionFetcher {
       if (existing === undefined) this.states.set(key, newPartitionState(topic, partition, offset));
       else if (offset !== undefined) this.seek({ topic, partition, offset });
     }
+    if (this.running) this.warmConnections();
     this.pump();
   }
 
@@ -234,6 +238,25 @@ export class PartitionFetcher {
     if (wake !== undefined) this.wakeTimer = setTimeout(() => this.pump(), Math.max(0, wake - now));
   }
 
+  /**
+   * Connects to the leaders of partitions not fetched yet (paused while their tasks restore), so
+   * that the first fetch after resume() does not wait for a connection's setup.
+   */
+  private warmConnections(): void {
+    if (this.stopping) return;
+    const unknown = [...this.states.values()].filter((s) => !this.knownTopics.has(s.topic));
+    for (const s of this.states.values()) {
+      const leader = this.leaderOf(s);
+      if (leader === undefined || this.warmed.has(leader)) continue;
+      this.warmed.add(leader);
+      this.cluster.findBroker({ nodeId: leader }).catch(() => this.warmed.delete(leader));
+    }
+    // Their leaders are learnt now (once per topic: the fetches' own refreshes do the rest).
+    const fresh = unknown.filter((s) => !this.warmedTopics.has(s.topic));
+    for (const s of fresh) this.warmedTopics.add(s.topic);
+    if (fresh.length > 0) this.refreshMetadata(Date.now());
+  }
+
   private leaderOf(state: PartitionState): number | undefined {
     if (!this.knownTopics.has(state.topic)) return undefined;
     try {
@@ -264,6 +287,7 @@ export class PartitionFetcher {
       }
     })().finally(() => {
       this.metadataRefresh = undefined;
+      this.warmConnections();
       this.pump();
     });
   }

@@ -1,7 +1,8 @@
 // The app's prom-client registry: every value is read from the recorder when scraped, so the
 // runtime's hot path never touches prom-client. Names are Kafka Streams' metric names under their
 // group, in Prometheus' snake case (docs: the metrics table of docs/observability.md).
-import { Counter, Gauge, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type { Registry } from 'prom-client';
 import type { StreamsMetricsRecorder } from './streams-metrics-recorder.ts';
 
 export interface MetricsSources {
@@ -55,7 +56,23 @@ type Labels = Record<string, string | number>;
 type Read = (set: (labels: Labels, value: number) => void) => void;
 type TaskValues = ReturnType<StreamsMetricsRecorder['task']>;
 
+/**
+ * prom-client is loaded when the registry is first asked for, not with core: loading it takes
+ * 40-140 ms, a third of a start's module loading (bench/rolling-restart's kill -9 restart).
+ */
+const promClient = (): typeof import('prom-client') => createRequire(import.meta.url)('prom-client');
+
+/** The registry of `src`, made at the first call. */
+export function lazyMetricsRegistry(src: MetricsSources): () => Registry {
+  let registry: Registry | undefined;
+  return () => {
+    registry ??= createMetricsRegistry(src);
+    return registry;
+  };
+}
+
 export function createMetricsRegistry(src: MetricsSources): Registry {
+  const { Counter, Gauge, Registry } = promClient();
   const registry = new Registry();
   registry.setDefaultLabels({ application_id: src.applicationId });
   const r = src.recorder;

@@ -6,13 +6,13 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { checkStateDir } from '../config/state-dir.ts';
 import { type ResolvedConfig, resolveStreamsConfig, type StreamsConfig } from '../config/streams-config.ts';
-import { AuthenticationError, BrokerUnreachableError, IllegalStateError, StreamsError } from '../errors.ts';
+import { IllegalStateError, StreamsError } from '../errors.ts';
 import { StreamsAdmin } from '../kafka/admin.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
 import { type BrokerConnectivitySnapshot, connectivityOf } from '../kafka/broker-connectivity.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
-import { createMetricsRegistry, standbyMetrics } from '../metrics/prometheus.ts';
+import { lazyMetricsRegistry, standbyMetrics } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
@@ -65,7 +65,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private readonly admin: StreamsAdmin;
   private readonly metricsValues: StreamsMetrics = newMetrics();
   private readonly recorder: StreamsMetricsRecorder;
-  private readonly registry: Registry;
+  /** Made when first asked for: prom-client loads then, not at every start. */
+  private readonly registry: () => Registry;
   /** Kafka Streams' thread name: `<clientId>-StreamThread-1` (one thread per app here). */
   readonly threadName: string;
   private thread?: StreamThread;
@@ -107,7 +108,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.keyResolver = new KeyQueryResolver(this.queries);
     this.threadName = `${this.config.clientId}-StreamThread-1`;
     this.recorder = new StreamsMetricsRecorder(this.config.metricsRecordingLevel);
-    this.registry = createMetricsRegistry({
+    this.registry = lazyMetricsRegistry({
       applicationId: this.config.applicationId,
       threadId: this.threadName,
       recorder: this.recorder,
@@ -123,7 +124,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
    * `await registry.metrics()` or merge it into yours with `Registry.merge`.
    */
   get metricsRegistry(): Registry {
-    return this.registry;
+    return this.registry();
   }
 
   /**
@@ -252,14 +253,8 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     try {
       // Before the group is joined: a second instance on this state directory stops here.
       this.stateDirectory.lock();
-      await this.admin.connect().catch((error: unknown) => {
-        const { brokers, kafkaClient } = this.config;
-        throw (
-          AuthenticationError.from(error, brokers, kafkaClient.sasl as { username?: unknown }) ??
-          BrokerUnreachableError.from(error, brokers) ??
-          error
-        );
-      });
+      await this.admin.connectOrExplain(this.config.brokers, this.config.kafkaClient.sasl);
+      this.logger.debug('admin connected');
       if (this.topology.internalBuilder.hasPatternSources()) {
         this.patternRefresh = new PatternTopicRefresh({
           builder: this.topology.internalBuilder,
@@ -271,14 +266,19 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
         });
         await this.patternRefresh.matchNow();
       }
+      // The thread's connections open while the topics are checked (start() reports a failure).
+      const thread = this.newThread();
+      thread.connect().catch(() => {});
       await prepareTopics(this.topology, this.config, this.admin);
       await initSerdes(this.topology.internalBuilder, this.config.applicationId, this.config);
+      this.logger.debug('topics checked');
       await this.startGlobalThread();
-      await this.startThread();
+      await this.startThread(thread);
       this.patternRefresh?.start();
     } catch (error) {
       this.lastError = error as Error;
       this.setState('PENDING_ERROR');
+      await this.thread?.stop().catch(() => {});
       await this.globalThread?.stop().catch(() => {});
       await this.admin.disconnect().catch(() => {});
       this.stateDirectory.unlock();
@@ -310,7 +310,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     await globalThread.start();
   }
 
-  private async startThread(): Promise<void> {
+  private async startThread(thread = this.newThread()): Promise<void> {
+    await thread.start();
+  }
+
+  /** A new stream thread, the app's from now on. */
+  private newThread(): StreamThread {
     const thread = new StreamThread({
       config: this.config,
       topology: this.topology,
@@ -335,7 +340,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       },
     });
     this.thread = thread;
-    await thread.start();
+    return thread;
   }
 
   private async onFatal(thread: StreamThread, raw: Error): Promise<void> {

@@ -88,6 +88,11 @@ export class StreamThread {
     return [...this.manager.assigned].sort();
   }
 
+  /** Opens the group consumer's connections ahead of start() (GroupConsumer.connect). */
+  connect(): Promise<void> {
+    return this.consumer instanceof GroupConsumer ? this.consumer.connect() : Promise.resolve();
+  }
+
   async start(): Promise<void> {
     await this.manager.connect();
     const topics = this.manager.sourceTopics();

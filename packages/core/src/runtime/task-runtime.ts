@@ -180,6 +180,7 @@ export class TaskRuntime implements ActiveTask {
       await this.producer.initialize().catch((error: unknown) => {
         throw toAuthorizationError(error, this.deps.config, { transactionalId }) ?? error;
       });
+      this.deps.logger.debug({ taskId: this.id }, 'task producer initialized');
     }
     const topics = [...new Set(this.inputPartitions.map((p) => p.topic))];
     const { admin, config } = this.deps;

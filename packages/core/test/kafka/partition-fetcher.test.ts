@@ -104,6 +104,24 @@ const until = async (cond: () => boolean, what: string) => {
 };
 
 describe('PartitionFetcher (fake cluster)', () => {
+  it('connects to the leaders of partitions not fetched yet (tasks restoring), once each', async () => {
+    const { cluster, calls } = fakeCluster([1, 2, 1], () => idle());
+    const found: number[] = [];
+    const findBroker = cluster.findBroker;
+    cluster.findBroker = (args) => {
+      found.push(args.nodeId);
+      return findBroker(args);
+    };
+    const { fetcher } = fetcherOn(cluster, {});
+    await fetcher.start();
+    // No offsets: nothing is fetched until the tasks seek (after their restore).
+    fetcher.assign([0, 1, 2].map((partition) => ({ topic: 't', partition })));
+    await until(() => found.length >= 2, 'the leaders connected');
+    expect(found.sort()).toEqual([1, 2]);
+    expect(calls.size).toBe(0);
+    await fetcher.stop();
+  });
+
   it('drops an answer fetched before a seek, and ignores a handler resolving after one', async () => {
     let releaseFirst!: () => void;
     const { cluster } = fakeCluster([1], async (_n, call) => {

@@ -1,6 +1,8 @@
 // The registry reads the recorder at scrape time: each metric of docs/observability.md's table carries the
 // value the runtime recorded, under Kafka Streams' name and labels (the broker test checks that
 // the runtime records them; this one pins the values and the levels).
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createMetricsRegistry } from '../../src/metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../../src/metrics/streams-metrics-recorder.ts';
@@ -190,5 +192,27 @@ describe('the Prometheus registry', () => {
     expect(o.value('kstreams_stream_thread_commit_total')).toBe(0);
     expect(o.value('kstreams_stream_thread_poll_rate')).toBe(0);
     expect(o.count('kstreams_stream_task_dropped_records_total')).toBe(0);
+  });
+});
+
+describe('loading', () => {
+  it('loads prom-client with the first registry, not with core (it costs every start 40-140 ms)', () => {
+    const script = `
+      import { createRequire } from 'node:module';
+      const require = createRequire(import.meta.url);
+      const loaded = () => Object.keys(require.cache).some((f) => f.includes('/prom-client/'));
+      const { KafkaStreams, StreamsBuilder } = await import('./src/index.ts');
+      const builder = new StreamsBuilder();
+      builder.stream('in').to('out');
+      const app = new KafkaStreams(builder.build(), { applicationId: 'lazy', brokers: 'localhost:1' });
+      const before = loaded();
+      const text = await app.metricsRegistry.metrics();
+      console.log(JSON.stringify({ before, after: loaded(), scraped: text.includes('application_id="lazy"') }));
+    `;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    });
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ before: false, after: true, scraped: true });
   });
 });

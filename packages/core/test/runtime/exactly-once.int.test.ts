@@ -165,8 +165,15 @@ describe('exactly_once', () => {
     const s = await setUp('eos-roll', lines.slice(0, chunk));
     s.truth = countWords(lines);
     s.totalWords = [...s.truth.values()].reduce((a, b) => a + b, 0);
+    // Debug logs (the thread's diagnostics every 5 s: assigned, tasks, creating, paused; the
+    // member's JoinGroup and SyncGroup): this case once ended short after 300 s under heavy load
+    // with no warning to tell why (2026-12-06); the child logs in kstreams-child-logs/ would.
     const apps = [0, 1, 2].map((i) =>
-      instance(s, { GROUP_INSTANCE_ID: `${s.applicationId}-${i}`, SESSION_TIMEOUT_MS: '10000' }).start(),
+      instance(s, {
+        GROUP_INSTANCE_ID: `${s.applicationId}-${i}`,
+        SESSION_TIMEOUT_MS: '10000',
+        LOG_LEVEL: 'debug',
+      }).start(),
     );
     await waitFor(() => apps.every((a) => a.state === 'RUNNING'), 60_000, 'all RUNNING');
     const more = (n: number) =>

@@ -11,6 +11,7 @@ import type { ResolvedConfig } from '../../config/streams-config.ts';
 import type { TopicPartitionOffset } from '../admin.ts';
 import { type AssignorOptions, decodeUserData, encodeUserData } from '../assignor.ts';
 import type { InputBatch } from '../consumer.ts';
+import { createCluster, type KafkajsCluster } from '../kafkajs-cluster.ts';
 import type { FetcherBatch, FetcherPartition, PartitionFetcherOptions } from '../partition-fetcher.ts';
 import type { TopicPartitions } from './consumer-protocol.ts';
 import { CoordinatorClient, type CoordinatorLink } from './coordinator.ts';
@@ -71,6 +72,10 @@ export class GroupConsumer {
   private readonly assigned = new Set<string>();
   /** Sent in each join's userData once this instance asked for the application's shutdown. */
   private shutdownRequested = false;
+  /** For the debug log of a start's phases. */
+  private fetchedOnce = false;
+  /** The fetcher's and the member's connections, opened ahead of start() by connect(). */
+  private early?: { cluster: KafkajsCluster; link: CoordinatorClient; ready: Promise<void> };
 
   constructor(
     private readonly kafka: Kafka,
@@ -81,10 +86,30 @@ export class GroupConsumer {
     this.commitLink = parts.commitLink ?? new CoordinatorClient(kafka, config.applicationId);
   }
 
+  /**
+   * Opens the fetcher's connection and finds the group's coordinator, so that start() can join at
+   * once: the app calls it before checking its topics, and both go on together (a restarted
+   * instance's first commit comes sooner: bench/rolling-restart's kill -9 step).
+   */
+  connect(): Promise<void> {
+    this.early ??= (() => {
+      const cluster = createCluster(this.kafka);
+      const link = new CoordinatorClient(this.kafka, this.config.applicationId);
+      return {
+        cluster,
+        link,
+        ready: Promise.all([cluster.connect(), link.findCoordinator()]).then(() => {}),
+      };
+    })();
+    return this.early.ready;
+  }
+
   async start(topics: string[], handlers: GroupConsumerHandlers): Promise<void> {
-    const { config } = this;
+    const { config, early } = this;
+    if (early !== undefined) await early.ready;
     this.fetcher = this.parts.newFetcher({
       kafka: this.kafka,
+      ...(early === undefined ? {} : { cluster: early.cluster }),
       readCommitted: config.consumer.isolationLevel !== 'read_uncommitted',
       maxWaitMs: config.consumer.maxWaitTimeMs,
       // As the kafkajs consumer's (kafka/consumer.ts): a response is capped at 1 MiB, so one batch's
@@ -92,6 +117,10 @@ export class GroupConsumer {
       maxBytes: 1024 * 1024,
       maxBytesPerPartition: 256 * 1024,
       onBatch: (batch) => {
+        if (!this.fetchedOnce) {
+          this.fetchedOnce = true;
+          config.logger.debug({ topic: batch.topic, partition: batch.partition }, 'first batch fetched');
+        }
         this.member?.poll();
         handlers.onFetched?.(batch.topic, batch.partition, batch.highWatermark);
         return handlers.onBatch(this.inputBatch(batch));
@@ -103,8 +132,10 @@ export class GroupConsumer {
     });
     const listener = this.fetchingListener(handlers.listener, handlers.onShutdownRequested);
     this.member = this.parts.newMember?.(listener) ?? this.newMember(topics, listener);
-    await this.fetcher.start();
-    await this.member.start();
+    // The fetcher's connection and the join go together: the join needs no fetcher (partitions it
+    // assigns wait paused for their tasks), and a restarted static member gets its assignment
+    // one connection setup sooner (bench/rolling-restart's kill -9 step).
+    await Promise.all([this.fetcher.start(), this.member.start()]);
   }
 
   /**
@@ -141,7 +172,7 @@ export class GroupConsumer {
 
   private newMember(topics: string[], listener: RebalanceListener): GroupMember {
     const { config, assignor } = this;
-    return new GroupMember(this.kafka, {
+    return new GroupMember(this.early?.link ?? this.kafka, {
       groupId: config.applicationId,
       groupInstanceId: config.groupInstanceId ?? null,
       topics,
@@ -157,6 +188,7 @@ export class GroupConsumer {
         (m) => decodeUserData(m.subscription.userData).shutdownRequested === true,
       ),
       listener,
+      trace: (event, fields) => config.logger.debug(fields, event),
       userData: () =>
         encodeUserData({
           ownedTasks: assignor.ownedTasks(),
@@ -237,6 +269,9 @@ export class GroupConsumer {
   async stop({ leaveGroup }: { leaveGroup?: boolean } = {}): Promise<void> {
     await this.member?.close({ leaveGroup });
     await this.fetcher?.stop();
+    // Connected by connect(), never started (the app's start failed in between).
+    if (this.member === undefined) await this.early?.link.disconnect().catch(() => {});
+    if (this.fetcher === undefined) await this.early?.cluster.disconnect().catch(() => {});
     await this.commitLink.disconnect().catch(() => {});
   }
 }

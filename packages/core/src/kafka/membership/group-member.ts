@@ -69,6 +69,8 @@ export interface GroupMemberOptions {
   /** The runtime's userData for each join (Kafka Streams' SubscriptionInfo); opaque here. */
   userData?: () => Buffer | null;
   rackId?: string | null;
+  /** Each round trip's answer, for the runtime's debug log (how long a start spends joining). */
+  trace?(event: string, fields: Record<string, unknown>): void;
 }
 
 type State = 'unjoined' | 'joining' | 'stable' | 'closed';
@@ -130,6 +132,7 @@ export class GroupMember {
   async start(): Promise<void> {
     if (this.state !== 'unjoined') throw new Error('the group member has started already');
     await this.client.findCoordinator();
+    this.options.trace?.('group coordinator found', {});
     await this.rejoin('initial join');
     if (this.fatal !== undefined) throw this.fatal;
   }
@@ -190,6 +193,7 @@ export class GroupMember {
       generationId: this.generationId,
       rackId: this.options.rackId ?? null,
     };
+    const joinStarted = Date.now();
     const join = await this.client.send(
       'JoinGroup',
       {
@@ -214,6 +218,9 @@ export class GroupMember {
     if (joinOutcome !== undefined) return joinOutcome;
     this.memberId = join.memberId;
     this.leaderOf = join.leader === join.memberId;
+    const { trace } = this.options;
+    trace?.('JoinGroup answered', { ms: Date.now() - joinStarted, leader: this.leaderOf, reason });
+    const syncStarted = Date.now();
     // v9 (KIP-814): a static leader that rejoined unchanged must not assign again.
     const assignments = this.leaderOf && !join.skipAssignment ? await this.assign(join.members) : [];
     const sync = await this.client.send(
@@ -230,6 +237,7 @@ export class GroupMember {
       // A follower's answer waits for the leader's assignment.
       this.options.rebalanceTimeoutMs + 5_000,
     );
+    trace?.('SyncGroup answered', { ms: Date.now() - syncStarted, generationId: join.generationId });
     const syncOutcome = await this.groupErrorOutcome('SyncGroup', sync.errorCode);
     if (syncOutcome !== undefined) return syncOutcome;
     this.generationId = join.generationId;
