@@ -1,65 +1,31 @@
 // Kafka Streams' TaskManager: follows the group's assignment by creating (fence, restore, seek,
 // resume), recreating and closing tasks, commits the due tasks and rolls a failed task back, the
 // how of both left to the processing guarantee's object (processing-guarantee.ts).
-import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
+import { UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
-import type { ResolvedConfig } from '../config/streams-config.ts';
-import type { StreamsAdmin } from '../kafka/admin.ts';
+import { decodeAssignmentInfo } from '../kafka/assignment-info.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
-import type { Kafka } from '../kafka/client.ts';
 import { isFencedError, isGroupGenerationError, isRefusedRecordsError } from '../kafka/error-kinds.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
-import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
-import type { Topology } from '../processor/topology.ts';
 import { ThreadCache } from '../state/internals/thread-cache.ts';
-import type { StateStore } from '../state/state-store.ts';
 import { isFatalTaskError } from './fatal-errors.ts';
 import { processingGuaranteeFor } from './guarantee-factory.ts';
-import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
 import type { GuaranteeDeps, ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
+import { StandbyFeed } from './standby-feed.ts';
+import { StandbyTask } from './standby-task.ts';
+import { type ChangelogFeed, type StandbyLike, StandbyTasks } from './standby-tasks.ts';
 import type { ActiveTask } from './task.ts';
 import { TaskCreation, type TaskFactory, type TaskManagerConsumer } from './task-creation.ts';
 
 export type { TaskFactory, TaskManagerConsumer } from './task-creation.ts';
+export type { GroupMetadata, GroupPartitions, StreamThreadDeps } from './thread-deps.ts';
 
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
-
-export interface StreamThreadDeps {
-  config: ResolvedConfig;
-  topology: Topology;
-  kafka: Kafka;
-  admin: StreamsAdmin;
-  logger: Logger;
-  metrics: StreamsMetrics;
-  /** The Prometheus metrics' recordings (metrics/). */
-  recorder: StreamsMetricsRecorder;
-  restoreListener?: StateRestoreListener;
-  /** The global stores, kept by the global stream thread (GlobalKTables). */
-  globalStore?: (storeName: string) => StateStore | undefined;
-  /** All assigned tasks are running (true) or some are being created or restored (false). */
-  onRunningChange(running: boolean): void;
-  /** An error the thread cannot recover from by itself; the app's handler decides. */
-  onFatal(error: Error): void;
-  /** Another instance's SHUTDOWN_APPLICATION reached this one through the group. */
-  onShutdownRequested?(): void;
-}
-
-/** Partitions as the group member tells them (membership/consumer-protocol.ts' TopicPartitions). */
-export interface GroupPartitions {
-  topic: string;
-  partitions: number[];
-}
-
-/** Java's ConsumerGroupMetadata: the generation a member's commits are made in. */
-export interface GroupMetadata {
-  memberId: string;
-  generationId: number;
-  groupInstanceId: string | null;
-}
+import type { GroupMetadata, GroupPartitions, StreamThreadDeps } from './thread-deps.ts';
 
 export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends StreamThreadDeps {
   consumer: TaskManagerConsumer;
@@ -73,6 +39,8 @@ export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends Str
   fatal(error: unknown): void;
   /** A task's async operators made room or finished (StreamTaskOptions.onAsyncProgress). */
   onAsyncProgress?: (taskId: string) => void;
+  /** Default: standby-task.ts' StandbyTask fed by standby-feed.ts (tests pass fakes). */
+  standby?: { create(id: string): StandbyLike; feed: ChangelogFeed<StandbyLike> };
 }
 
 /**
@@ -112,6 +80,8 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   /** Where a source topic's partition starts without a commit, or after leaving its log. */
   readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
   private readonly taskFactory: TaskFactory<T>;
+  /** Standby tasks (issue 37): those the assignment info lists, opened while their folder is free. */
+  readonly standbys: StandbyTasks;
 
   constructor(private readonly deps: TaskManagerDeps<T>) {
     const { config, topology } = deps;
@@ -143,6 +113,11 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     this.guarantee = deps.guarantee
       ? deps.guarantee(guaranteeDeps)
       : processingGuaranteeFor(config, deps.kafka, guaranteeDeps);
+    this.standbys = new StandbyTasks({
+      ...(deps.standby ?? defaultStandbys(deps)),
+      activeHolds: (id) => this.tasks.has(id) || this.creating.has(id) || this.assigned.has(id),
+      logger: this.log,
+    });
   }
 
   /** The task that owns an input partition, whether or not it runs here. */
@@ -164,10 +139,11 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     await this.guarantee.connect();
   }
 
-  /** Closes every task (dirty: without committing) and the guarantee's producers. */
+  /** Closes every task (dirty: without committing), the standbys and the guarantee's producers. */
   async closeAll({ dirty }: { dirty: boolean }): Promise<void> {
     for (const t of this.tasks.values()) await t.close({ dirty });
     this.tasks.clear();
+    await this.standbys.closeAll({ dirty });
     await this.guarantee.close();
   }
 
@@ -373,9 +349,15 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
 
   /**
    * The member took a new generation and these partitions are new to it: their tasks are created
-   * and restored in the background; the tasks it kept are not touched.
+   * and restored in the background (a standby of one closes first: its checkpoint is where the
+   * restore starts); the tasks it kept are not touched. `userData`: the assignment info, whose
+   * standby list the standbys follow.
    */
-  async onPartitionsAssigned(added: GroupPartitions[], group: GroupMetadata): Promise<void> {
+  async onPartitionsAssigned(
+    added: GroupPartitions[],
+    group: GroupMetadata,
+    userData: Buffer | null = null,
+  ): Promise<void> {
     if (this.deps.isClosing()) return;
     this.guarantee.joined(group.memberId, group.generationId, group.groupInstanceId);
     this.memberId = group.memberId;
@@ -384,7 +366,10 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       { memberId: group.memberId, generationId: group.generationId, tasks: [...this.assigned].sort() },
       'assignment received',
     );
-    this.createTasks([...this.assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id)));
+    const fresh = [...this.assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id));
+    await this.standbys.promote(fresh);
+    this.createTasks(fresh);
+    await this.standbys.assign(decodeAssignmentInfo(userData).standbyTasks);
     this.reportRunning();
   }
 
@@ -449,4 +434,14 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       producerFor: (taskId) => this.guarantee.producerFor(taskId),
     };
   }
+}
+
+/** The runtime's standbys: real stores, fed by one changelog reader per thread. */
+function defaultStandbys(deps: TaskManagerDeps<ActiveTask>) {
+  const feed = new StandbyFeed<StandbyLike>({
+    ...deps,
+    onFetchedEnd: (topic, partition, end) => deps.recorder.fetched(topic, partition, end),
+    onError: (error) => deps.fatal(error),
+  });
+  return { create: (id: string) => new StandbyTask(id, deps), feed };
 }
