@@ -9,7 +9,7 @@ import { StreamsMetricsRecorder } from '../../../src/metrics/streams-metrics-rec
 import { newMetrics } from '../../../src/runtime/metrics.ts';
 import { Mutex } from '../../../src/runtime/mutex.ts';
 import type { GuaranteeDeps, ProcessingGuarantee } from '../../../src/runtime/processing-guarantee.ts';
-import { TaskManager } from '../../../src/runtime/task-manager.ts';
+import { TaskManager, type TaskManagerDeps } from '../../../src/runtime/task-manager.ts';
 import { Serdes } from '../../../src/serdes/serdes.ts';
 import { FakeConsumer } from './fake-consumer.ts';
 import { FakeTask } from './fake-task.ts';
@@ -27,7 +27,13 @@ export interface Harness {
   settled(): Promise<void>;
 }
 
-export function taskManagerHarness(guarantee: (deps: GuaranteeDeps) => ProcessingGuarantee): Harness {
+export function taskManagerHarness(
+  guarantee: (deps: GuaranteeDeps) => ProcessingGuarantee,
+  options: {
+    standby?: TaskManagerDeps<FakeTask>['standby'];
+    restore?: (tasks: FakeTask[]) => Promise<void>;
+  } = {},
+): Harness {
   const builder = new StreamsBuilder();
   builder.stream('in', { keySerde: Serdes.String(), valueSerde: Serdes.String() }).to('out');
   const config = resolveStreamsConfig({ applicationId: 'app', brokers: '127.0.0.1:1' });
@@ -64,8 +70,10 @@ export function taskManagerHarness(guarantee: (deps: GuaranteeDeps) => Processin
       },
       restore: async (tasks) => {
         for (const t of tasks) calls.push(`${t.id}.restore`);
+        await options.restore?.(tasks);
       },
     },
+    ...(options.standby ? { standby: options.standby } : {}),
   });
   const settled = async () => {
     for (let i = 0; i < 100 && manager.creating.size > 0; i++) await new Promise((r) => setTimeout(r, 5));
