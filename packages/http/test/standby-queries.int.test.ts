@@ -98,7 +98,7 @@ describe('a key whose active instance is down', () => {
       });
     await until(() => stale().get(key) === 7, 'the standby to hold the count');
     // The instance without the active has no answer unless stale stores are enabled.
-    expect(up.store<ReadOnlyKeyValueStore<string, number>>('counts').get(key)).toBeUndefined();
+    expect(up.store<string, number>('counts').get(key)).toBeUndefined();
 
     // Down: a static member that does not leave; its HTTP server is gone too.
     await down.close({ timeoutMs: 20_000 });
