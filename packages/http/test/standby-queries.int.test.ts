@@ -100,6 +100,21 @@ describe('a key whose active instance is down', () => {
     // The instance without the active has no answer unless stale stores are enabled.
     expect(up.store<string, number>('counts').get(key)).toBeUndefined();
 
+    // The standby and its lag, in /status and as a Prometheus metric.
+    const status = (await (await fetch(`http://${hostOf(1)}/status`)).json()) as {
+      threads: Array<{
+        standbyTasks: Array<{ taskId: string; topicPartitions: Array<{ lag: number | null }> }>;
+      }>;
+    };
+    const standbyId = status.threads[0]!.standbyTasks[0]!.taskId;
+    expect(standbyId).toBe(down.metadataForLocalThreads()[0]!.activeTasks[0]!.taskId);
+    await until(async () => {
+      const metrics = await (await fetch(`http://${hostOf(1)}/metrics`)).text();
+      return new RegExp(`kstreams_standby_records_lag\\{[^}]*task_id="${standbyId}"[^}]*\\} 0\\b`).test(
+        metrics,
+      );
+    }, 'the standby lag metric at 0');
+
     // Down: a static member that does not leave; its HTTP server is gone too.
     await down.close({ timeoutMs: 20_000 });
     await servers[0]!.close();

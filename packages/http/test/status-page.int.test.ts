@@ -1,6 +1,7 @@
 // The status page in headless Chromium (Debian's package, installed here when missing): two
 // word-count instances of one app, the page of one of them must show both with their tasks and the
-// rendered topology and whether each reaches Kafka; the screenshot goes to packages/http/test-output/.
+// rendered topology and whether each reaches Kafka, and (numStandbyReplicas 1) the standby of each
+// stateful task on the instance that does not run it; the screenshot goes to packages/http/test-output/.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,7 @@ describe('the status page', () => {
         // Two instances in one process: each its own state directory (one instance per directory).
         stateDir: join(tmpdir(), uniqueName(`page-state-${i}`)),
         commitIntervalMs: 500,
+        numStandbyReplicas: 1,
         logger: 'silent',
       });
       apps.push(app);
@@ -113,6 +115,18 @@ describe('the status page', () => {
       '1_2',
       '1_3',
     ]);
+    // The counts' tasks (1_x, the stateful sub-topology) each have a standby on the other card.
+    await page.waitForFunction(() => document.querySelectorAll('tr.standby').length === 4, {
+      timeout: 60_000,
+      polling: 250,
+    });
+    const standbys = await page.evaluate(() =>
+      [...document.querySelectorAll('section.instance')].map((c) =>
+        [...c.querySelectorAll('tr.standby')].map((r) => r.getAttribute('data-standby')).sort(),
+      ),
+    );
+    const stateful = seen.map((s) => s.tasks.filter((t) => t?.startsWith('1_')).sort());
+    expect(standbys).toEqual([stateful[1], stateful[0]]);
     expect(seen.flatMap((s) => s.partitions)).toContain(`${input}-0`);
     expect(seen.flatMap((s) => s.partitions)).toContain(`${applicationId}-counts-repartition-3`);
     const topologyText = await page.$eval('#topology svg', (svg) => svg.textContent ?? '');
@@ -122,8 +136,8 @@ describe('the status page', () => {
       () => [...document.querySelectorAll('td.lag')].every((td) => td.textContent === '0'),
       { timeout: 60_000, polling: 250 },
     );
-    // One input partition per task: 8 partitions, 8 sparklines.
-    expect(await page.$$eval('svg.spark polyline', (ls) => ls.length)).toBe(8);
+    // One input partition per task and one changelog partition per standby: 8 + 4 sparklines.
+    expect(await page.$$eval('svg.spark polyline', (ls) => ls.length)).toBe(12);
     // Each card says whether its instance reaches Kafka (the outage case: broker-health.test.ts).
     const brokerLines = await page.$$eval('section.instance p.broker', (ps) => ps.map((p) => p.textContent));
     expect(brokerLines).toHaveLength(2);

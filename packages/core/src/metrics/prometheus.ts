@@ -14,6 +14,8 @@ export interface MetricsSources {
   positions(): Array<{ taskId: string; topic: string; partition: number; position: number }>;
   /** Records in flight in each running task with async operators (StreamTask.asyncMetrics). */
   asyncInFlight(): Array<{ taskId: string; inFlight: number }>;
+  /** Each standby task's changelog partitions and the next offset it applies (issue 37). */
+  standbyPositions?(): Array<{ taskId: string; topic: string; partition: number; position: number }>;
 }
 
 export const APP_STATES = [
@@ -202,6 +204,22 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     ['thread_id', 'task_id', 'topic', 'partition'],
     (set) => {
       for (const p of src.positions()) {
+        const end = r.highWatermark(p.topic, p.partition);
+        if (end === undefined) continue;
+        set(
+          { ...thread, task_id: p.taskId, topic: p.topic, partition: p.partition },
+          Math.max(0, end - p.position),
+        );
+      }
+    },
+  );
+
+  gauge(
+    'kstreams_standby_records_lag',
+    "Changelog end (last stable offset) minus the standby task's position, per changelog partition",
+    ['thread_id', 'task_id', 'topic', 'partition'],
+    (set) => {
+      for (const p of src.standbyPositions?.() ?? []) {
         const end = r.highWatermark(p.topic, p.partition);
         if (end === undefined) continue;
         set(

@@ -114,6 +114,12 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       state: () => this.currentState,
       positions: () => taskPositions(this.thread?.runningTasks() ?? []),
       asyncInFlight: () => asyncInFlightOf(this.thread?.runningTasks() ?? []),
+      standbyPositions: () =>
+        (this.thread?.standbyTasks() ?? []).flatMap((s) =>
+          s
+            .changelogOffsets()
+            .map((o) => ({ taskId: s.id, topic: o.topic, partition: o.partition, position: o.offset })),
+        ),
     });
   }
 

@@ -11,6 +11,7 @@ function setup(
   level: Level,
   positions: Array<{ taskId: string; topic: string; partition: number; position: number }> = [],
   asyncInFlight: Array<{ taskId: string; inFlight: number }> = [],
+  standbyPositions: Array<{ taskId: string; topic: string; partition: number; position: number }> = [],
 ) {
   const recorder = new StreamsMetricsRecorder(level);
   let state = 'RUNNING';
@@ -21,6 +22,7 @@ function setup(
     state: () => state,
     positions: () => positions,
     asyncInFlight: () => asyncInFlight,
+    standbyPositions: () => standbyPositions,
   });
   const scrape = async () => {
     const text = await registry.metrics();
@@ -122,6 +124,17 @@ describe('the Prometheus registry', () => {
     expect(s.value('kstreams_stream_task_async_latency_max', { task_id: '0_0' })).toBe(100);
     expect(s.count('kstreams_stream_task_async_calls_total')).toBe(1);
     expect(s.count('kstreams_stream_task_async_latency_avg')).toBe(1);
+  });
+
+  it("reports a standby's lag behind its changelog's end, once the end is known", async () => {
+    const standby = { taskId: '1_2', topic: 'app-counts-changelog', partition: 2, position: 140 };
+    const { recorder: r, scrape } = setup('info', [], [], [standby]);
+    expect((await scrape()).count('kstreams_standby_records_lag')).toBe(0);
+    r.fetched('app-counts-changelog', 2, 200);
+    const labels = { task_id: '1_2', topic: 'app-counts-changelog', partition: 2 };
+    expect((await scrape()).value('kstreams_standby_records_lag', labels)).toBe(60);
+    standby.position = 200;
+    expect((await scrape()).value('kstreams_standby_records_lag', labels)).toBe(0);
   });
 
   it('reports a restore as it goes and when it is done, and the app state as a one-hot gauge', async () => {

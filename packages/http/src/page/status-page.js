@@ -31,7 +31,8 @@ function sparkline(values) {
 
 const ago = (ms) => (ms === null ? 'never' : `${((Date.now() - ms) / 1000).toFixed(1)} s ago`);
 
-function taskRows(host, task) {
+/** `standby`: a standby task's rows (its changelog partitions, their lag behind the changelog end). */
+function taskRows(host, task, standby = false) {
   const rows = [];
   const partitions = task.topicPartitions.length > 0 ? task.topicPartitions : [null];
   partitions.forEach((p, i) => {
@@ -49,15 +50,18 @@ function taskRows(host, task) {
     rows.push(
       el(
         'tr',
-        { class: 'task', 'data-task': task.taskId },
+        standby
+          ? { class: 'standby', 'data-standby': task.taskId }
+          : { class: 'task', 'data-task': task.taskId },
         el('td', {}, i === 0 ? task.taskId : ''),
-        el('td', {}, i === 0 ? task.state : ''),
+        el('td', {}, i === 0 ? (standby ? 'STANDBY' : task.state) : ''),
         el('td', { class: 'partition' }, p ? `${p.topic}-${p.partition}` : '—'),
         el('td', { class: 'num lag' }, p?.lag ?? '—'),
         el('td', {}, key ? sparkline(lagHistory.get(key) ?? []) : ''),
-        el('td', { class: 'num' }, i === 0 ? task.processRate.toFixed(1) : ''),
-        el('td', { class: 'num' }, i === 0 ? task.rollbacksTotal : ''),
-        el('td', {}, i === 0 ? ago(task.lastCommitMs) : ''),
+        // A standby processes and commits nothing: those cells stay empty.
+        el('td', { class: 'num' }, i === 0 && !standby ? task.processRate.toFixed(1) : ''),
+        el('td', { class: 'num' }, i === 0 && !standby ? task.rollbacksTotal : ''),
+        el('td', {}, i === 0 && !standby ? ago(task.lastCommitMs) : ''),
         el('td', {}, i === 0 ? restoreCell : ''),
       ),
     );
@@ -84,7 +88,11 @@ function instanceCard(entry) {
       el('th', {}, h),
     ),
   );
-  const body = thread.activeTasks.flatMap((t) => taskRows(host, t));
+  const standbys = thread.standbyTasks ?? [];
+  const body = [
+    ...thread.activeTasks.flatMap((t) => taskRows(host, t)),
+    ...standbys.flatMap((t) => taskRows(host, t, true)),
+  ];
   return el(
     'section',
     { class: 'instance', 'data-host': host },
@@ -92,7 +100,7 @@ function instanceCard(entry) {
     el(
       'p',
       { class: 'facts' },
-      `${s.processingGuarantee} · ${thread.activeTasks.length} tasks · lag ${s.totalLag} · ${thread.processRate.toFixed(1)} rec/s · ${thread.commitRate.toFixed(2)} commits/s · last commit ${ago(thread.lastCommitMs)}`,
+      `${s.processingGuarantee} · ${thread.activeTasks.length} tasks${standbys.length > 0 ? ` · ${standbys.length} standbys` : ''} · lag ${s.totalLag} · ${thread.processRate.toFixed(1)} rec/s · ${thread.commitRate.toFixed(2)} commits/s · last commit ${ago(thread.lastCommitMs)}`,
     ),
     el('p', { class: `broker ${s.broker?.outage ? 'down' : 'up'}` }, brokerText(s.broker)),
     el('table', {}, el('thead', {}, head), el('tbody', {}, ...body)),
