@@ -51,10 +51,14 @@ export interface StandbyTasksDeps<S extends StandbyLike> {
   logger: Logger;
 }
 
+const RETRY_MS = 1_000;
+
 export class StandbyTasks<S extends StandbyLike = StandbyLike> {
   readonly tasks = new Map<string, S>();
   /** The last assignment's standby list (warm-ups included: they run alike). */
   private wanted = new Set<string>();
+  /** A standby that failed to open is tried again after RETRY_MS, not at every tick. */
+  private readonly retryAt = new Map<string, number>();
 
   constructor(private readonly deps: StandbyTasksDeps<S>) {}
 
@@ -85,18 +89,24 @@ export class StandbyTasks<S extends StandbyLike = StandbyLike> {
 
   /** Opens the listed standbys not running yet whose folder an active no longer holds. */
   async openMissing(): Promise<void> {
-    const ids = [...this.wanted].filter((id) => !this.tasks.has(id) && !this.deps.activeHolds(id));
+    const now = Date.now();
+    const ids = [...this.wanted].filter(
+      (id) => !this.tasks.has(id) && !this.deps.activeHolds(id) && (this.retryAt.get(id) ?? 0) <= now,
+    );
     if (ids.length === 0) return;
     const opened: S[] = [];
     for (const id of ids) {
-      const standby = this.deps.create(id);
+      let standby: S | undefined;
       try {
+        standby = this.deps.create(id);
         await standby.initialize();
       } catch (error) {
-        // Most likely the folder is still locked by the active closing: the next try opens it.
+        // Most likely the folder is still locked by the active closing: a later tick tries again.
         this.deps.logger.warn({ err: error, taskId: id }, 'standby task could not open yet');
+        this.retryAt.set(id, now + RETRY_MS);
         continue;
       }
+      this.retryAt.delete(id);
       this.tasks.set(id, standby);
       opened.push(standby);
     }
