@@ -139,4 +139,52 @@ describe('standby replicas (numStandbyReplicas)', () => {
     // All of it but the transaction markers.
     expect(run.restored).toBeGreaterThanOrEqual(run.changelogAtStop / 2);
   }, 240_000);
+
+  it('a task waits on its old owner while the new instance warms up, and moves at the probing rebalance', async () => {
+    const { input, output, applicationId } = await topics.forApp('warmup', 2);
+    const newApp = () => {
+      const app = new KafkaStreams(countingTopology(input, output), {
+        applicationId,
+        brokers: testBrokers(),
+        processingGuarantee: 'exactly_once_v2',
+        numStandbyReplicas: 1,
+        // Behind by more than this: not caught up, so no task moves to the new instance at once.
+        acceptableRecoveryLag: 10,
+        probingRebalanceIntervalMs: 60_000,
+        commitIntervalMs: 200,
+        stateDir: tempStateDir(),
+        logger: 'warn',
+      });
+      apps.push(app);
+      return app;
+    };
+    const a = newApp();
+    await a.start();
+    await produce(input, records(FIRST));
+    await waitFor(() => a.metrics().processedRecords >= FIRST, 60_000, 'a to process the input');
+    const b = newApp();
+    const joinedAt = Date.now();
+    await b.start();
+    // b holds no state: the tasks stay on a and b stands by for (warms up) both.
+    await waitFor(() => standbyIds(b).length === 2, 60_000, 'b to stand by for both tasks');
+    expect(activeIds(a)).toEqual(['0_0', '0_1']);
+    expect(activeIds(b)).toEqual([]);
+    const restoredBefore = b.metrics().restoredRecords;
+    // At the probing rebalance b has caught up: one task moves to it, restoring only the tail.
+    await waitFor(() => activeIds(b).length === 1 && b.state === 'RUNNING', 120_000, 'a task to move to b');
+    const movedAfterMs = Date.now() - joinedAt;
+    const restored = b.metrics().restoredRecords - restoredBefore;
+    console.log('warm-up', { movedAfterMs, restored, standbys: { a: standbyIds(a), b: standbyIds(b) } });
+    expect(movedAfterMs).toBeGreaterThanOrEqual(50_000);
+    expect(restored).toBeLessThan(50);
+    expect(activeIds(a)).toHaveLength(1);
+    await produce(input, records(SECOND));
+    const total = FIRST + SECOND;
+    const out = await readTopic(output, (r) => r.length >= total, { timeoutMs: 60_000, settleMs: 1_000 });
+    const seqs = countSequences(out);
+    for (const key of KEYS)
+      expect(seqs.get(key), `counts of ${key}`).toEqual(
+        Array.from({ length: total / KEYS.length }, (_, i) => i + 1),
+      );
+  }, 240_000);
 });
