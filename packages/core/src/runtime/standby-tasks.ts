@@ -134,6 +134,12 @@ export class StandbyTasks<S extends StandbyLike = StandbyLike> {
     }
   }
 
+  /** Closes a standby clean; if still listed, the next `openMissing` opens it again from its checkpoint. */
+  async reopen(id: string): Promise<void> {
+    const standby = this.tasks.get(id);
+    if (standby !== undefined) await this.closeOne(standby, false);
+  }
+
   /** At the thread's commit: each standby checkpoints once it moved far enough. */
   async checkpoint(): Promise<void> {
     for (const s of this.running()) await s.maybeCheckpoint();

@@ -264,6 +264,7 @@ export class StreamThread {
       .stop({ leaveGroup })
       .catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
     await this.mutex.run(() => this.manager.closeAll({ dirty: this.failed }));
+    await this.manager.closeReader();
   }
 
   private fatal(error: unknown): void {

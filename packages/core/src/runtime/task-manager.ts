@@ -5,6 +5,7 @@ import { UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
 import { decodeAssignmentInfo } from '../kafka/assignment-info.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
+import { ChangelogReader } from '../kafka/changelog-reader.ts';
 import { isFencedError, isGroupGenerationError, isRefusedRecordsError } from '../kafka/error-kinds.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
@@ -15,8 +16,7 @@ import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
 import type { GuaranteeDeps, ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
-import { StandbyFeed } from './standby-feed.ts';
-import { StandbyTask } from './standby-task.ts';
+import { runtimeStandbys } from './standby-feed.ts';
 import { type ChangelogFeed, type StandbyLike, StandbyTasks } from './standby-tasks.ts';
 import type { ActiveTask } from './task.ts';
 import { TaskCreation, type TaskFactory, type TaskManagerConsumer } from './task-creation.ts';
@@ -82,17 +82,24 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   private readonly taskFactory: TaskFactory<T>;
   /** Standby tasks (issue 37): those the assignment info lists, opened while their folder is free. */
   readonly standbys: StandbyTasks;
+  /** The thread's long-lived changelog reader: restores of new actives and standbys (issue 36). */
+  private readonly reader: ChangelogReader;
 
   constructor(private readonly deps: TaskManagerDeps<T>) {
     const { config, topology } = deps;
     this.log = deps.logger;
     this.uncommittedBytes = new UncommittedBytesBudget(config.maxUncommittedBytes);
     this.threadCache = new ThreadCache(config.statestoreCacheMaxBytes);
+    this.reader = new ChangelogReader({
+      kafka: deps.kafka,
+      readCommitted: config.exactlyOnce,
+      onFetchedEnd: (topic, partition, end) => deps.recorder.fetched(topic, partition, end),
+    });
     this.taskFactory =
       deps.taskFactory ??
       ({
         create: (id, taskDeps) => new TaskRuntime(id, taskDeps),
-        restore: (tasks) => restoreTasks(deps, tasks as unknown as TaskRuntime[]),
+        restore: (tasks) => restoreTasks({ ...deps, reader: this.reader }, tasks as unknown as TaskRuntime[]),
       } as TaskFactory<ActiveTask> as TaskFactory<T>);
     this.offsetResetPolicy = offsetResetPolicies(topology, config.applicationId, config.autoOffsetReset);
     for (const sub of topology.subtopologies(config.applicationId)) {
@@ -114,7 +121,8 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       ? deps.guarantee(guaranteeDeps)
       : processingGuaranteeFor(config, deps.kafka, guaranteeDeps);
     this.standbys = new StandbyTasks({
-      ...(deps.standby ?? defaultStandbys(deps)),
+      ...(deps.standby ??
+        runtimeStandbys({ ...deps, reader: this.reader, reopen: (id) => this.standbys.reopen(id) })),
       activeHolds: (id) => this.tasks.has(id) || this.creating.has(id) || this.assigned.has(id),
       logger: this.log,
     });
@@ -145,6 +153,11 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     this.tasks.clear();
     await this.standbys.closeAll({ dirty });
     await this.guarantee.close();
+  }
+
+  /** After closeAll, outside the thread's sections: a standby's batch may be waiting for one. */
+  async closeReader(): Promise<void> {
+    await this.reader.close();
   }
 
   /**
@@ -434,14 +447,4 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       producerFor: (taskId) => this.guarantee.producerFor(taskId),
     };
   }
-}
-
-/** The runtime's standbys: real stores, fed by one changelog reader per thread. */
-function defaultStandbys(deps: TaskManagerDeps<ActiveTask>) {
-  const feed = new StandbyFeed<StandbyLike>({
-    ...deps,
-    onFetchedEnd: (topic, partition, end) => deps.recorder.fetched(topic, partition, end),
-    onError: (error) => deps.fatal(error),
-  });
-  return { create: (id: string) => new StandbyTask(id, deps), feed };
 }

@@ -133,6 +133,19 @@ describe('TaskManager, standby tasks', () => {
     expect(h.manager.standbys.running()).toEqual([]);
   });
 
+  it('reopens a standby whose reading failed from its checkpoint, if still listed', async () => {
+    const { h, feed, standbys } = harness();
+    await h.manager.onPartitionsAssigned([], member(1), info([], ['0_1']));
+    await standbys[0]!.update(CHANGELOG, 1, [], 555);
+    await h.manager.standbys.reopen('0_1');
+    expect(standbys[0]!.state).toBe('closed');
+    expect(standbys[0]!.checkpointed).toBe(555);
+    expect(feed.following.size).toBe(0);
+    await h.manager.standbys.openMissing();
+    expect(standbys.map((s) => `${s.id}:${s.state}`)).toEqual(['0_1:closed', '0_1:running']);
+    expect(feed.following.get(`${CHANGELOG}-1`)).toBe(0);
+  });
+
   it('keeps its standbys when the member loses its partitions (they own none)', async () => {
     const { h, standbys } = harness();
     await h.manager.onPartitionsAssigned(
