@@ -50,6 +50,7 @@ describe('word-count flags', () => {
       COMMIT_INTERVAL_MS: '250',
       SESSION_TIMEOUT_MS: '6000',
       GROUP_INSTANCE_ID: 'wc-0',
+      NUM_STANDBY_REPLICAS: '1',
       PORT: '8081',
       APPLICATION_HOST: 'wc-0.wc',
       PARTITIONS: '8',
@@ -65,6 +66,7 @@ describe('word-count flags', () => {
       commitIntervalMs: 250,
       sessionTimeoutMs: 6000,
       groupInstanceId: 'wc-0',
+      numStandbyReplicas: 1,
       port: 8081,
       host: 'wc-0.wc',
       partitions: 8,
@@ -99,6 +101,14 @@ describe('word-count flags', () => {
     });
     expect(parseError(['--group-instance-id', 'pod/1'])).toBe(
       '--group-instance-id must be a group instance id of 1 to 249 letters, digits, ".", "_" or "-", got "pod/1"',
+    );
+  });
+
+  it('takes standby replicas from --num-standby-replicas or NUM_STANDBY_REPLICAS', () => {
+    expect(parseWordCountArgs([], { NUM_STANDBY_REPLICAS: '1' })).toMatchObject({ numStandbyReplicas: 1 });
+    expect(parseWordCountArgs([], {})).toMatchObject({ numStandbyReplicas: undefined });
+    expect(parseError(['--num-standby-replicas=x'])).toBe(
+      '--num-standby-replicas must be a number of standby replicas (an integer from 0 to 10), got "x"',
     );
   });
 

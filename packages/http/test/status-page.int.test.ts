@@ -1,6 +1,7 @@
 // The status page in headless Chromium (Debian's package, installed here when missing): two
 // word-count instances of one app, the page of one of them must show both with their tasks and the
-// rendered topology and whether each reaches Kafka; the screenshot goes to packages/http/test-output/.
+// rendered topology and whether each reaches Kafka, and (numStandbyReplicas 1) the standby of each
+// stateful task on the instance that does not run it; the screenshot goes to packages/http/test-output/.
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,7 @@ describe('the status page', () => {
         // Two instances in one process: each its own state directory (one instance per directory).
         stateDir: join(tmpdir(), uniqueName(`page-state-${i}`)),
         commitIntervalMs: 500,
+        numStandbyReplicas: 1,
         logger: 'silent',
       });
       apps.push(app);
@@ -63,7 +65,9 @@ describe('the status page', () => {
         const cards = [...document.querySelectorAll('section.instance')];
         const running = cards.filter((c) => c.querySelector('.state')?.textContent === 'RUNNING');
         const tasks = new Set(
-          [...document.querySelectorAll('tr.task')].map((r) => r.getAttribute('data-task')),
+          [...document.querySelectorAll('tr.task[data-kind="active"]')].map((r) =>
+            r.getAttribute('data-task'),
+          ),
         );
         return cards.length === 2 && running.length === 2 && tasks.size === 8;
       },
@@ -73,7 +77,11 @@ describe('the status page', () => {
     const seen = await page.evaluate(() =>
       [...document.querySelectorAll('section.instance')].map((c) => ({
         host: c.getAttribute('data-host'),
-        tasks: [...new Set([...c.querySelectorAll('tr.task')].map((r) => r.getAttribute('data-task')))],
+        tasks: [
+          ...new Set(
+            [...c.querySelectorAll('tr.task[data-kind="active"]')].map((r) => r.getAttribute('data-task')),
+          ),
+        ],
         partitions: [...c.querySelectorAll('td.partition')].map((td) => td.textContent),
       })),
     );
@@ -89,6 +97,20 @@ describe('the status page', () => {
       '1_2',
       '1_3',
     ]);
+    // The counts' tasks (1_x, the stateful sub-topology) each have a standby on the other card.
+    await page.waitForFunction(() => document.querySelectorAll('tr.task[data-kind="standby"]').length === 4, {
+      timeout: 60_000,
+      polling: 250,
+    });
+    const standbys = await page.evaluate(() =>
+      [...document.querySelectorAll('section.instance')].map((c) =>
+        [...c.querySelectorAll('tr.task[data-kind="standby"]')]
+          .map((r) => r.getAttribute('data-task'))
+          .sort(),
+      ),
+    );
+    const stateful = seen.map((s) => s.tasks.filter((t) => t?.startsWith('1_')).sort());
+    expect(standbys).toEqual([stateful[1], stateful[0]]);
     expect(seen.flatMap((s) => s.partitions)).toContain(`${input}-0`);
     expect(seen.flatMap((s) => s.partitions)).toContain(`${applicationId}-counts-repartition-3`);
     const topologyText = await page.$eval('#topology svg', (svg) => svg.textContent ?? '');
@@ -98,8 +120,8 @@ describe('the status page', () => {
       () => [...document.querySelectorAll('td.lag')].every((td) => td.textContent === '0'),
       { timeout: 60_000, polling: 250 },
     );
-    // One input partition per task: 8 partitions, 8 sparklines.
-    expect(await page.$$eval('svg.spark polyline', (ls) => ls.length)).toBe(8);
+    // One input partition per task and one changelog partition per standby: 8 + 4 sparklines.
+    expect(await page.$$eval('svg.spark polyline', (ls) => ls.length)).toBe(12);
     // Each card says whether its instance reaches Kafka (the outage case: broker-health.test.ts).
     const brokerLines = await page.$$eval('section.instance p.broker', (ps) => ps.map((p) => p.textContent));
     expect(brokerLines).toHaveLength(2);

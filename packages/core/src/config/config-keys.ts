@@ -38,9 +38,9 @@ const atLeast = (min: number): Check => ({
   rule: `an integer >= ${grouped(min)}`,
   test: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= min,
 });
-/** The high-availability assignor's keys are accepted and checked before the group membership runs it. */
-const notWiredYet =
-  'Not in effect yet: the high-availability task assignor that reads it is not wired into the group membership yet (see docs/state-and-interactive-queries.md).';
+/** The high-availability assignor's keys: read when standbys are on. */
+const withStandbys =
+  'In effect with `numStandbyReplicas` > 0, which switches the leader to the high-availability task assignor (see docs/state-and-interactive-queries.md).';
 const orValues = (check: Check, ...values: number[]): Check => ({
   rule: `${values.join(' or ')}, or ${check.rule}`,
   test: (v) => values.includes(v as number) || check.test(v),
@@ -326,31 +326,31 @@ export const CONFIG_KEYS = {
       "Kafka's `group.instance.id` (KIP-345, static membership): an instance restarted with the same id within `consumer.sessionTimeoutMs` gets its tasks back without a rebalance, and `close()` does not leave the group unless `close({ leaveGroup: true })`. Each instance needs its own (e.g. the host or pod name); a second live instance with the same id is fenced and stops.",
   },
   numStandbyReplicas: {
-    type: 'number',
+    type: 'an integer >= 0',
     default: 0,
-    checkedBy: { where: 'resolveStreamsConfig', rule: '0 (standby tasks are not wired in yet)' },
+    check: atLeast(0),
     meaning:
-      "Kafka Streams' `num.standby.replicas`: for each stateful task, that many standby tasks on other instances (never two copies on one instance) follow its changelogs, so that the task fails over with only the changelog tail to restore. Only 0 for now: the standby task and its assignment exist but are not wired into the group membership yet; a task's state is restored from its changelog when it moves.",
+      "Kafka Streams' `num.standby.replicas`: for each stateful task, that many standby tasks on other instances (never two copies on one instance) follow its changelogs (read_committed) into local stores, so that the task fails over with only the changelog tail to restore, and interactive queries with `enableStaleStores` can read them. Above 0 the leader runs KIP-441's high-availability assignor (acceptableRecoveryLag, maxWarmupReplicas, probingRebalanceIntervalMs); every instance of the application needs the same value.",
   },
   acceptableRecoveryLag: {
     type: 'a number of records >= 0',
     default: 10_000,
     defaultText: '10,000',
     check: atLeast(0),
-    meaning: `Kafka Streams' \`acceptable.recovery.lag\` (KIP-441): an instance at most this many changelog records behind on a task counts as caught up and may get it as active; a task whose balanced target is further behind stays where its state is caught up while a warm-up replica restores on the target. ${notWiredYet}`,
+    meaning: `Kafka Streams' \`acceptable.recovery.lag\` (KIP-441): an instance at most this many changelog records behind on a task counts as caught up and may get it as active; a task whose balanced target is further behind stays where its state is caught up while a warm-up replica restores on the target. ${withStandbys}`,
   },
   maxWarmupReplicas: {
     type: 'an integer >= 1',
     default: 2,
     check: atLeast(1),
-    meaning: `Kafka Streams' \`max.warmup.replicas\`: how many warm-up replicas (standbys beyond numStandbyReplicas, restoring a task before it moves) the whole assignment has at once; bounds the extra changelog reads. ${notWiredYet}`,
+    meaning: `Kafka Streams' \`max.warmup.replicas\`: how many warm-up replicas (standbys beyond numStandbyReplicas, restoring a task before it moves) the whole assignment has at once; bounds the extra changelog reads. ${withStandbys}`,
   },
   probingRebalanceIntervalMs: {
     type: 'a number of ms >= 60,000',
     default: 600_000,
     defaultText: '10 minutes (600,000)',
     check: atLeast(60_000),
-    meaning: `Kafka Streams' \`probing.rebalance.interval.ms\`: while warm-up replicas restore, the group rebalances this often to move the tasks whose warm-ups have caught up. ${notWiredYet}`,
+    meaning: `Kafka Streams' \`probing.rebalance.interval.ms\`: while warm-up replicas restore, the group rebalances this often to move the tasks whose warm-ups have caught up. ${withStandbys}`,
   },
   replicationFactor: {
     type: 'number',

@@ -66,7 +66,7 @@ export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults 
   applicationServer?: string;
   /** Static membership (KIP-345): this instance's own id in the group, stable across restarts. */
   groupInstanceId?: string;
-  /** Kafka Streams' num.standby.replicas; only 0 until standby tasks are wired in. */
+  /** Kafka Streams' num.standby.replicas: standby copies of each stateful task on other instances. */
   numStandbyReplicas?: number;
   /** KIP-441's acceptable.recovery.lag: records behind that still count as caught up. */
   acceptableRecoveryLag?: number;

@@ -49,7 +49,7 @@ export interface ResolvedConfig extends ResolvedSourceDefaults {
   /** KIP-345's group.instance.id; undefined: a dynamic member. */
   groupInstanceId?: string;
   replicationFactor: number;
-  /** The high-availability assignment's settings (issue 37); numStandbyReplicas is 0 until it is wired in. */
+  /** The high-availability assignment's settings (issue 37): with numStandbyReplicas > 0 the leader runs it. */
   numStandbyReplicas: number;
   acceptableRecoveryLag: number;
   maxWarmupReplicas: number;
@@ -95,7 +95,7 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     problems.push(`"brokers" is required: a list of "host:port" strings, got ${JSON.stringify(raw.brokers)}`);
   }
   // Every key with a generic check: a set value must pass it. Keys with messages of their own
-  // (applicationId, brokers, the handlers, ssl, sasl, numStandbyReplicas, the nested objects) are
+  // (applicationId, brokers, the handlers, ssl, sasl, the nested objects) are
   // checked around this loop.
   for (const [key, definition] of Object.entries(CONFIG_KEYS) as [string, ConfigKey][]) {
     const value = raw[key];
@@ -107,11 +107,6 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
   // Checked on their own: their messages must never print a value (passwords, keys).
   const ssl = resolveSsl(raw.ssl, problems);
   const sasl = resolveSasl(raw.sasl, problems);
-  if (raw.numStandbyReplicas !== undefined && raw.numStandbyReplicas !== 0) {
-    problems.push(
-      `"numStandbyReplicas" = ${JSON.stringify(raw.numStandbyReplicas)} is not supported yet: standby tasks are not wired into the group membership yet; use 0 (a task's state is restored from its changelog when it moves)`,
-    );
-  }
   const metricsIn = (raw.metrics ?? {}) as Record<string, unknown>;
   for (const k of Object.keys(metricsIn))
     if (!(k in METRICS_KEYS))
@@ -235,7 +230,8 @@ export function resolveStreamsConfig(input: StreamsConfig): ResolvedConfig {
     applicationServer: raw.applicationServer as string | undefined,
     groupInstanceId: raw.groupInstanceId as string | undefined,
     replicationFactor: (raw.replicationFactor as number | undefined) ?? CONFIG_KEYS.replicationFactor.default,
-    numStandbyReplicas: CONFIG_KEYS.numStandbyReplicas.default,
+    numStandbyReplicas:
+      (raw.numStandbyReplicas as number | undefined) ?? CONFIG_KEYS.numStandbyReplicas.default,
     acceptableRecoveryLag:
       (raw.acceptableRecoveryLag as number | undefined) ?? CONFIG_KEYS.acceptableRecoveryLag.default,
     maxWarmupReplicas: (raw.maxWarmupReplicas as number | undefined) ?? CONFIG_KEYS.maxWarmupReplicas.default,

@@ -1,10 +1,11 @@
 // Reads changelog partitions from a start offset to an end offset, by manual assignment
-// (partition-fetcher.ts): no consumer group, as Kafka Streams' restore consumer. Until 2026-12-06
-// each restore joined a throw-away group of kafkajs' (kafkajs has no assign()).
+// (changelog-reader.ts): no consumer group, as Kafka Streams' restore consumer. Until 2026-12-06
+// each restore joined a throw-away group of kafkajs' (kafkajs has no assign()), then had a fetch
+// loop of its own; the runtime now passes its thread's long-lived reader, shared with standbys.
 import type { Kafka } from 'kafkajs';
 import { topicPartitionKey } from '../processor/internals/records.ts';
+import { ChangelogReader } from './changelog-reader.ts';
 import { fetchedOffset, fetchedTimestamp } from './fetch-decoding.ts';
-import { PartitionFetcher } from './partition-fetcher.ts';
 
 export interface RestoreRequest {
   topic: string;
@@ -30,12 +31,12 @@ export interface RestoreOptions {
   timeoutMs: number;
 }
 
-/** As kafkajs' consumer defaults, which restore used until 2026-12-06. */
-const MAX_BYTES = 10 * 1024 * 1024;
-const MAX_BYTES_PER_PARTITION = 1024 * 1024;
-
+/**
+ * `source`: the instance's long-lived changelog reader (changelog-reader.ts), or a client to read
+ * through a reader of this restore's own (tests, tools).
+ */
 export async function restoreChangelogs(
-  kafka: Kafka,
+  source: Kafka | ChangelogReader,
   options: RestoreOptions,
   requests: RestoreRequest[],
 ): Promise<void> {
@@ -45,6 +46,9 @@ export async function restoreChangelogs(
       .map((r) => [topicPartitionKey(r.topic, r.partition), r]),
   );
   if (todo.size === 0) return;
+  const own =
+    source instanceof ChangelogReader ? undefined : new ChangelogReader({ kafka: source, ...options });
+  const reader = own ?? (source as ChangelogReader);
   const total = todo.size;
   let finish!: () => void;
   let fail!: (e: Error) => void;
@@ -53,63 +57,55 @@ export async function restoreChangelogs(
     fail = reject;
   });
   // A partition read to its end offset is fetched no more.
-  const reached = (topic: string, partition: number, next: number) => {
-    const k = topicPartitionKey(topic, partition);
-    const r = todo.get(k);
-    if (r === undefined || next < r.endOffset) return;
+  const reached = (r: RestoreRequest, next: number) => {
+    const k = topicPartitionKey(r.topic, r.partition);
+    if (todo.get(k) !== r || next < r.endOffset) return;
     todo.delete(k);
-    void fetcher.unassign([{ topic, partition }]);
+    reader.stop([r]);
     if (todo.size === 0) finish();
   };
-  const fetcher: PartitionFetcher = new PartitionFetcher({
-    kafka,
-    readCommitted: options.readCommitted,
-    maxWaitMs: 100,
-    maxBytes: MAX_BYTES,
-    maxBytesPerPartition: MAX_BYTES_PER_PARTITION,
-    onBatch: async (batch) => {
-      const r = todo.get(topicPartitionKey(batch.topic, batch.partition));
-      if (r === undefined) return;
-      const records: RestoredRecord[] = [];
-      let last = -1;
-      for (const m of batch.messages) {
-        const offset = fetchedOffset(m);
-        if (offset >= r.endOffset) break;
-        const record: RestoredRecord = { key: m.key, value: m.value, timestamp: fetchedTimestamp(m) };
-        // A for-in rather than Object.keys: no array per record for the usual empty headers.
-        for (const _ in m.headers) {
-          record.headers = m.headers;
-          break;
+  for (const r of todo.values())
+    reader.read(r, r.startOffset, {
+      onBatch: async (batch) => {
+        if (todo.get(topicPartitionKey(r.topic, r.partition)) !== r) return;
+        const records: RestoredRecord[] = [];
+        let last = -1;
+        for (const m of batch.messages) {
+          const offset = fetchedOffset(m);
+          if (offset >= r.endOffset) break;
+          const record: RestoredRecord = { key: m.key, value: m.value, timestamp: fetchedTimestamp(m) };
+          // A for-in rather than Object.keys: no array per record for the usual empty headers.
+          for (const _ in m.headers) {
+            record.headers = m.headers;
+            break;
+          }
+          records.push(record);
+          last = offset;
         }
-        records.push(record);
-        last = offset;
-      }
-      if (records.length > 0) await r.apply(records, last + 1);
-      batch.resolveOffset(batch.lastOffset);
-      reached(batch.topic, batch.partition, batch.lastOffset + 1);
-    },
-    // A range of transaction markers or aborted records only: no batch, the position moved.
-    onControlRecords: (topic, partition, _first, last) => reached(topic, partition, last + 1),
-    onOffsetOutOfRange: async ({ topic, partition }, position) => {
-      throw new Error(
-        `restore of changelog ${topic}-${partition} lost its position ${position}: the records there were deleted while it ran (retention or deleteRecords)`,
-      );
-    },
-    onError: (error) => fail(error),
-  });
-  fetcher.assign(
-    [...todo.values()].map((r) => ({ topic: r.topic, partition: r.partition, offset: r.startOffset })),
-  );
+        if (records.length > 0) await r.apply(records, last + 1);
+        batch.resolveOffset(batch.lastOffset);
+        reached(r, batch.lastOffset + 1);
+      },
+      // A range of transaction markers or aborted records only: no batch, the position moved.
+      onControlRecords: (last) => reached(r, last + 1),
+      onOffsetOutOfRange: async (position) => {
+        throw new Error(
+          `restore of changelog ${r.topic}-${r.partition} lost its position ${position}: the records there were deleted while it ran (retention or deleteRecords)`,
+        );
+      },
+      onError: (error) => fail(error),
+    });
   const timer = setTimeout(
     () =>
       fail(new Error(`restore of ${total} changelog partitions did not finish in ${options.timeoutMs} ms`)),
     options.timeoutMs,
   );
   try {
-    await fetcher.start();
     await done;
   } finally {
     clearTimeout(timer);
-    await fetcher.stop();
+    // Partitions not reached (a failure, the timeout) are given up.
+    reader.stop([...todo.values()]);
+    await own?.close();
   }
 }

@@ -49,6 +49,7 @@ export function encodeSubscriptionInfo(info: Omit<SubscriptionInfo, 'version'>):
       applicationServer: info.applicationServer,
       processId: info.processId,
       taskOffsetSums: Object.fromEntries(info.taskOffsetSums),
+      ...(info.shutdownRequested === true ? { shutdownRequested: true } : {}),
     }),
   );
 }

@@ -66,7 +66,7 @@ export interface QueryDeps {
   topology: Topology;
   admin: StreamsAdmin;
   tasks(): TaskRuntime[];
-  /** The standby tasks of this instance (none until the stream thread runs standbys). */
+  /** The standby tasks of this instance (numStandbyReplicas > 0). */
   standbyTasks?(): QueryableStandby[];
   /** A global store (GlobalKTable), held whole by this instance. */
   globalStore?(storeName: string): StateStore | undefined;

@@ -103,6 +103,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       topology,
       admin: this.admin,
       tasks: () => this.thread?.runningTasks() ?? [],
+      standbyTasks: () => this.thread?.standbyTasks() ?? [],
       globalStore: (name) => this.globalThread?.store(name),
     };
     this.keyResolver = new KeyQueryResolver(this.queries);
@@ -143,6 +144,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
         state: this.currentState,
         thread: this.thread,
         recorder: this.recorder,
+        standbys: this.thread?.standbyTasks() ?? [],
       }),
     ];
   }

@@ -9,6 +9,7 @@ import {
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/streams-config.ts';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
+import type { ChangelogReader } from '../kafka/changelog-reader.ts';
 import { type RestoreRequest, restoreChangelogs } from '../kafka/restore-consumer.ts';
 import type { RestoreProgress, StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { ChangelogMessage } from '../processor/internals/processor-state-manager.ts';
@@ -18,6 +19,8 @@ import type { TaskRuntime } from './task-runtime.ts';
 /** What a restore needs; the stream thread's deps have it, without restore depending on the thread. */
 export interface RestoreDeps {
   kafka: Parameters<typeof restoreChangelogs>[0];
+  /** The thread's long-lived changelog reader; without it the restore reads through one of its own. */
+  reader?: ChangelogReader | undefined;
   admin: StreamsAdmin;
   config: Pick<ResolvedConfig, 'applicationId' | 'exactlyOnce'>;
   logger: Logger;
@@ -89,7 +92,7 @@ export async function restoreTasks(deps: RestoreDeps, runtimes: TaskRuntime[]): 
     });
   }
   await restoreChangelogs(
-    deps.kafka,
+    deps.reader ?? deps.kafka,
     { readCommitted: deps.config.exactlyOnce, timeoutMs: 10 * 60_000 },
     requests,
   );

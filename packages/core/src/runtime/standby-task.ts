@@ -46,6 +46,8 @@ interface Follower {
   readonly changelog: ChangelogPartition;
   readonly restorer: StoreRestorer;
   readonly convert: (message: ChangelogMessage) => ChangelogMessage;
+  /** Serdes with a `prepare` (schema registry): what they need before the records are read. */
+  readonly prepare: ((messages: readonly ChangelogMessage[]) => Promise<void>) | undefined;
   /** The next changelog offset to read: everything before it is in the store. */
   position: number;
 }
@@ -109,6 +111,7 @@ export class StandbyTask implements Task {
           changelog,
           restorer,
           convert: this.stores.restoreConverter(changelog.storeName),
+          prepare: this.stores.restorePreparer(changelog.storeName),
           position: position ?? 0,
         });
       }
@@ -171,6 +174,9 @@ export class StandbyTask implements Task {
       throw new Error(
         `standby task ${this.id}: ${topic}-${partition} went back from ${f.position} to ${nextOffset}; the reader must resume at startPositions()`,
       );
+    // As an active's restore: a registry serde fetches the schemas of these records now, so that
+    // stale reads of the standby and its promoted active can read them (restore.ts).
+    if (f.prepare !== undefined && records.length > 0) await f.prepare(records);
     await applyChangelogRecords(f.restorer, f.convert, records, nextOffset);
     f.position = nextOffset;
     this.appliedSinceCheckpoint += records.length;

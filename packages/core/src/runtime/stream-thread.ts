@@ -8,6 +8,8 @@ import { GroupConsumer } from '../kafka/membership/group-consumer.ts';
 import { PartitionFetcher } from '../kafka/partition-fetcher.ts';
 import { Mutex } from './mutex.ts';
 import { resetOffsets } from './offset-reset.ts';
+import { StandbyMembership } from './standby-membership.ts';
+import type { StandbyTask } from './standby-task.ts';
 import { type StreamThreadDeps, TaskManager } from './task-manager.ts';
 import { TaskProcessing } from './task-processing.ts';
 import type { TaskRuntime } from './task-runtime.ts';
@@ -36,6 +38,8 @@ export class StreamThread {
   private readonly log: StreamThreadDeps['logger'];
   /** Batches into tasks, slice by slice (task-processing.ts). */
   private readonly processing: TaskProcessing;
+  /** numStandbyReplicas > 0: the high-availability assignment's subscription and probing rebalance. */
+  private readonly standbyMembership?: StandbyMembership;
 
   constructor(private readonly deps: StreamThreadDeps) {
     const { config, topology } = deps;
@@ -45,10 +49,21 @@ export class StreamThread {
       ownedTasks: () => [...this.manager.tasks.keys()],
       applicationServer: config.applicationServer,
     };
+    // Standbys (issue 37): KIP-441's assignor and subscription; without them the sticky assignor.
+    this.standbyMembership =
+      config.numStandbyReplicas > 0 && !legacyGroup()
+        ? new StandbyMembership({
+            ...deps,
+            runningActives: () => this.manager.runningTasks().map((t) => t.id),
+            standbys: () => this.manager.standbys.running(),
+            rejoin: (reason) => (this.consumer as GroupConsumer).rejoin(reason),
+          })
+        : undefined;
     this.consumer = legacyGroup()
       ? new MainConsumer(deps.kafka, config, assignor)
       : new GroupConsumer(deps.kafka, config, assignor, {
           newFetcher: (options) => new PartitionFetcher(options),
+          ...(this.standbyMembership ? { subscription: this.standbyMembership.parts() } : {}),
         });
     this.manager = new TaskManager({
       ...deps,
@@ -83,6 +98,11 @@ export class StreamThread {
     return this.manager.runningTasks();
   }
 
+  /** The standby tasks running on this thread (interactive queries, metadata, status). */
+  standbyTasks(): StandbyTask[] {
+    return this.manager.standbys.running() as StandbyTask[];
+  }
+
   /** The tasks the group's last assignment gave this thread, running or not (for the metadata). */
   assignedTaskIds(): string[] {
     return [...this.manager.assigned].sort();
@@ -96,6 +116,7 @@ export class StreamThread {
   async start(): Promise<void> {
     await this.manager.connect();
     const topics = this.manager.sourceTopics();
+    await this.standbyMembership?.refresh();
     if (this.consumer instanceof GroupConsumer) {
       // A refusal at the first join (the group's ACLs) puts the app into ERROR with what to grant,
       // as one during the run does; start() itself succeeds, as with Kafka Streams.
@@ -146,9 +167,12 @@ export class StreamThread {
       listener: {
         onPartitionsRevoked: (partitions) =>
           section('onPartitionsRevoked', () => this.manager.onPartitionsRevoked(partitions)),
-        onPartitionsAssigned: (added) =>
+        onPartitionsAssigned: (added, assignment) =>
           section('onPartitionsAssigned', async () => {
-            await this.manager.onPartitionsAssigned(added, consumer.groupMetadata());
+            this.standbyMembership?.onAssignment(assignment.userData);
+            await this.manager.onPartitionsAssigned(added, consumer.groupMetadata(), assignment.userData);
+            // The closes wrote checkpoints: the next subscription reports them.
+            await this.standbyMembership?.refresh();
             // What a wait knew of the other partitions is as old as the rebalance: wait afresh.
             for (const t of this.manager.runningTasks()) t.partitionGroup.restartWaits();
           }),
@@ -235,6 +259,7 @@ export class StreamThread {
    */
   async stop({ leaveGroup }: { leaveGroup?: boolean } = {}): Promise<void> {
     if (this.tick) clearInterval(this.tick);
+    this.standbyMembership?.close();
     this.watchdog?.stop();
     await this.mutex.run(async () => {
       this.closing = true;
@@ -244,6 +269,7 @@ export class StreamThread {
       .stop({ leaveGroup })
       .catch((e) => this.log.warn({ err: e }, 'consumer did not stop cleanly'));
     await this.mutex.run(() => this.manager.closeAll({ dirty: this.failed }));
+    await this.manager.closeReader();
   }
 
   private fatal(error: unknown): void {
@@ -256,6 +282,7 @@ export class StreamThread {
     this.lastCommit = Date.now();
     this.commitSoon = false;
     await this.manager.commitAll(reason);
+    await this.manager.standbys.checkpoint();
   }
 
   private lastDiagnostics = 0;
@@ -292,6 +319,8 @@ export class StreamThread {
       await t.punctuateWallClock(now);
     }
     this.processing.resumeDrained();
+    // Standbys whose folder an active held at the assignment (it was closing or restoring).
+    await this.manager.standbys.openMissing();
     const due = now - this.lastCommit >= this.deps.config.commitIntervalMs;
     if (due || this.commitSoon || this.manager.runningTasks().some((t) => t.commitRequested)) {
       await this.commitAll(due ? 'interval' : 'requested');

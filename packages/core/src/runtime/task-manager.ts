@@ -1,65 +1,31 @@
 // Kafka Streams' TaskManager: follows the group's assignment by creating (fence, restore, seek,
 // resume), recreating and closing tasks, commits the due tasks and rolls a failed task back, the
 // how of both left to the processing guarantee's object (processing-guarantee.ts).
-import { type StateRestoreListener, UncommittedBytesBudget } from '@kstreams/state-store';
+import { UncommittedBytesBudget } from '@kstreams/state-store';
 import type { Logger } from 'pino';
-import type { ResolvedConfig } from '../config/streams-config.ts';
-import type { StreamsAdmin } from '../kafka/admin.ts';
+import { decodeAssignmentInfo } from '../kafka/assignment-info.ts';
 import { toAuthorizationError } from '../kafka/authorization.ts';
-import type { Kafka } from '../kafka/client.ts';
+import { ChangelogReader } from '../kafka/changelog-reader.ts';
 import { isFencedError, isGroupGenerationError, isRefusedRecordsError } from '../kafka/error-kinds.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
-import type { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { AutoOffsetReset } from '../processor/auto-offset-reset.ts';
-import type { Topology } from '../processor/topology.ts';
 import { ThreadCache } from '../state/internals/thread-cache.ts';
-import type { StateStore } from '../state/state-store.ts';
 import { isFatalTaskError } from './fatal-errors.ts';
 import { processingGuaranteeFor } from './guarantee-factory.ts';
-import type { StreamsMetrics } from './metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
 import { closeDirty, type GuaranteeDeps, type ProcessingGuarantee } from './processing-guarantee.ts';
 import { restoreTasks } from './restore.ts';
+import { runtimeStandbys } from './standby-feed.ts';
+import { type ChangelogFeed, type StandbyLike, StandbyTasks } from './standby-tasks.ts';
 import type { ActiveTask } from './task.ts';
 import { TaskCreation, type TaskFactory, type TaskManagerConsumer } from './task-creation.ts';
 
 export type { TaskFactory, TaskManagerConsumer } from './task-creation.ts';
+export type { GroupMetadata, GroupPartitions, StreamThreadDeps } from './thread-deps.ts';
 
 import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
-
-export interface StreamThreadDeps {
-  config: ResolvedConfig;
-  topology: Topology;
-  kafka: Kafka;
-  admin: StreamsAdmin;
-  logger: Logger;
-  metrics: StreamsMetrics;
-  /** The Prometheus metrics' recordings (metrics/). */
-  recorder: StreamsMetricsRecorder;
-  restoreListener?: StateRestoreListener;
-  /** The global stores, kept by the global stream thread (GlobalKTables). */
-  globalStore?: (storeName: string) => StateStore | undefined;
-  /** All assigned tasks are running (true) or some are being created or restored (false). */
-  onRunningChange(running: boolean): void;
-  /** An error the thread cannot recover from by itself; the app's handler decides. */
-  onFatal(error: Error): void;
-  /** Another instance's SHUTDOWN_APPLICATION reached this one through the group. */
-  onShutdownRequested?(): void;
-}
-
-/** Partitions as the group member tells them (membership/consumer-protocol.ts' TopicPartitions). */
-export interface GroupPartitions {
-  topic: string;
-  partitions: number[];
-}
-
-/** Java's ConsumerGroupMetadata: the generation a member's commits are made in. */
-export interface GroupMetadata {
-  memberId: string;
-  generationId: number;
-  groupInstanceId: string | null;
-}
+import type { GroupMetadata, GroupPartitions, StreamThreadDeps } from './thread-deps.ts';
 
 export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends StreamThreadDeps {
   consumer: TaskManagerConsumer;
@@ -73,6 +39,8 @@ export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends Str
   fatal(error: unknown): void;
   /** A task's async operators made room or finished (StreamTaskOptions.onAsyncProgress). */
   onAsyncProgress?: (taskId: string) => void;
+  /** Default: standby-task.ts' StandbyTask fed by standby-feed.ts (tests pass fakes). */
+  standby?: { create(id: string): StandbyLike; feed: ChangelogFeed<StandbyLike> };
 }
 
 /**
@@ -112,17 +80,26 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
   /** Where a source topic's partition starts without a commit, or after leaving its log. */
   readonly offsetResetPolicy: (topic: string) => AutoOffsetReset;
   private readonly taskFactory: TaskFactory<T>;
+  /** Standby tasks (issue 37): those the assignment info lists, opened while their folder is free. */
+  readonly standbys: StandbyTasks;
+  /** The thread's long-lived changelog reader: restores of new actives and standbys (issue 36). */
+  private readonly reader: ChangelogReader;
 
   constructor(private readonly deps: TaskManagerDeps<T>) {
     const { config, topology } = deps;
     this.log = deps.logger;
     this.uncommittedBytes = new UncommittedBytesBudget(config.maxUncommittedBytes);
     this.threadCache = new ThreadCache(config.statestoreCacheMaxBytes);
+    this.reader = new ChangelogReader({
+      kafka: deps.kafka,
+      readCommitted: config.exactlyOnce,
+      onFetchedEnd: (topic, partition, end) => deps.recorder.fetched(topic, partition, end),
+    });
     this.taskFactory =
       deps.taskFactory ??
       ({
         create: (id, taskDeps) => new TaskRuntime(id, taskDeps),
-        restore: (tasks) => restoreTasks(deps, tasks as unknown as TaskRuntime[]),
+        restore: (tasks) => restoreTasks({ ...deps, reader: this.reader }, tasks as unknown as TaskRuntime[]),
         isStateless: (task) => (task as unknown as TaskRuntime).task.changelogPartitions.length === 0,
       } as TaskFactory<ActiveTask> as TaskFactory<T>);
     this.offsetResetPolicy = offsetResetPolicies(topology, config.applicationId, config.autoOffsetReset);
@@ -144,6 +121,18 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     this.guarantee = deps.guarantee
       ? deps.guarantee(guaranteeDeps)
       : processingGuaranteeFor(config, deps.kafka, guaranteeDeps);
+    this.standbys = new StandbyTasks({
+      ...(deps.standby ??
+        runtimeStandbys({
+          ...deps,
+          reader: this.reader,
+          reopen: (id) => this.standbys.reopen(id),
+          onApplied: (id, records) => deps.recorder.standbyUpdated(id, records),
+          onUnfollowed: (id) => deps.recorder.standbyClosed(id),
+        })),
+      activeHolds: (id) => this.tasks.has(id) || this.creating.has(id) || this.assigned.has(id),
+      logger: this.log,
+    });
   }
 
   /** The task that owns an input partition, whether or not it runs here. */
@@ -165,11 +154,17 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     await this.guarantee.connect();
   }
 
-  /** Closes every task (dirty: without committing) and the guarantee's producers. */
+  /** Closes every task (dirty: without committing), the standbys and the guarantee's producers. */
   async closeAll({ dirty }: { dirty: boolean }): Promise<void> {
     for (const t of this.tasks.values()) await t.close({ dirty });
     this.tasks.clear();
+    await this.standbys.closeAll({ dirty });
     await this.guarantee.close();
+  }
+
+  /** After closeAll, outside the thread's sections: a standby's batch may be waiting for one. */
+  async closeReader(): Promise<void> {
+    await this.reader.close();
   }
 
   /**
@@ -374,9 +369,15 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
 
   /**
    * The member took a new generation and these partitions are new to it: their tasks are created
-   * and restored in the background; the tasks it kept are not touched.
+   * and restored in the background (a standby of one closes first: its checkpoint is where the
+   * restore starts); the tasks it kept are not touched. `userData`: the assignment info, whose
+   * standby list the standbys follow.
    */
-  async onPartitionsAssigned(added: GroupPartitions[], group: GroupMetadata): Promise<void> {
+  async onPartitionsAssigned(
+    added: GroupPartitions[],
+    group: GroupMetadata,
+    userData: Buffer | null = null,
+  ): Promise<void> {
     if (this.deps.isClosing()) return;
     this.guarantee.joined(group.memberId, group.generationId, group.groupInstanceId);
     this.memberId = group.memberId;
@@ -385,7 +386,10 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       { memberId: group.memberId, generationId: group.generationId, tasks: [...this.assigned].sort() },
       'assignment received',
     );
-    this.createTasks([...this.assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id)));
+    const fresh = [...this.assigned].filter((id) => !this.tasks.has(id) && !this.creating.has(id));
+    await this.standbys.promote(fresh);
+    this.createTasks(fresh);
+    await this.standbys.assign(decodeAssignmentInfo(userData).standbyTasks);
     this.reportRunning();
   }
 

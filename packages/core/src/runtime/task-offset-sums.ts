@@ -103,9 +103,10 @@ export class SubscriptionUserData {
     this.onDisk = await checkpointedOffsetSums(this.source.config, this.source.subtopologies);
   }
 
-  encode(): Buffer {
+  encode({ shutdownRequested = false }: { shutdownRequested?: boolean } = {}): Buffer {
     const actives = [...this.source.runningActives()];
     return encodeSubscriptionInfo({
+      shutdownRequested,
       // Version 1's field: a v1 leader still keeps these tasks here.
       ownedTasks: actives,
       applicationServer: this.source.applicationServer,

@@ -116,11 +116,13 @@ describe('StreamsConfig', () => {
     expect(configError({ ...base, groupInstanceId: '' }).message).toContain('"groupInstanceId" must be');
   });
 
-  it('rejects standby replicas, which are not wired in yet, instead of ignoring them', () => {
-    expect(configError({ ...base, numStandbyReplicas: 1 }).message).toMatch(
-      /numStandbyReplicas.*not supported yet: standby tasks are not wired/,
+  it('takes standby replicas as an integer >= 0 and names the rule otherwise', () => {
+    expect(resolveStreamsConfig({ ...base, numStandbyReplicas: 1 }).numStandbyReplicas).toBe(1);
+    expect(resolveStreamsConfig(base).numStandbyReplicas).toBe(0);
+    expect(configError({ ...base, numStandbyReplicas: -1 }).message).toMatch(
+      /"numStandbyReplicas" must be an integer >= 0, got -1/,
     );
-    expect(resolveStreamsConfig({ ...base, numStandbyReplicas: 0 }).numStandbyReplicas).toBe(0);
+    expect(configError({ ...base, numStandbyReplicas: 1.5 }).message).toMatch(/numStandbyReplicas/);
   });
 
   it('takes the high-availability assignment keys with Kafka Streams’ defaults and lower bounds', () => {

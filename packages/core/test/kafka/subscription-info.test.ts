@@ -48,6 +48,14 @@ describe('subscription info (version 2)', () => {
     expect(decodeSubscriptionInfo(null)).toEqual({ version: 1, ownedTasks: [], taskOffsetSums: new Map() });
   });
 
+  it('carries the SHUTDOWN_APPLICATION flag the leader reads with the version-1 reader', () => {
+    const base = { ownedTasks: [], processId: 'p', taskOffsetSums: sums({}) };
+    expect(
+      decodeUserData(encodeSubscriptionInfo({ ...base, shutdownRequested: true })).shutdownRequested,
+    ).toBe(true);
+    expect(decodeUserData(encodeSubscriptionInfo(base)).shutdownRequested).toBeUndefined();
+  });
+
   it('reads the fields it knows of a newer version', () => {
     const v3 = Buffer.from(
       JSON.stringify({

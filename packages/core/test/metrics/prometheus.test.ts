@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createMetricsRegistry } from '../../src/metrics/prometheus.ts';
+import { createMetricsRegistry, type StandbyLagSource } from '../../src/metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../../src/metrics/streams-metrics-recorder.ts';
 
 type Level = 'off' | 'info' | 'debug';
@@ -13,6 +13,7 @@ function setup(
   level: Level,
   positions: Array<{ taskId: string; topic: string; partition: number; position: number }> = [],
   asyncInFlight: Array<{ taskId: string; inFlight: number }> = [],
+  standbys: StandbyLagSource[] = [],
 ) {
   const recorder = new StreamsMetricsRecorder(level);
   let state = 'RUNNING';
@@ -23,6 +24,7 @@ function setup(
     state: () => state,
     positions: () => positions,
     asyncInFlight: () => asyncInFlight,
+    standbys: () => standbys,
   });
   const scrape = async () => {
     const text = await registry.metrics();
@@ -124,6 +126,18 @@ describe('the Prometheus registry', () => {
     expect(s.value('kstreams_stream_task_async_latency_max', { task_id: '0_0' })).toBe(100);
     expect(s.count('kstreams_stream_task_async_calls_total')).toBe(1);
     expect(s.count('kstreams_stream_task_async_latency_avg')).toBe(1);
+  });
+
+  it("reports a standby's lag behind its changelog's end, once the end is known", async () => {
+    const partition = { topic: 'app-counts-changelog', partition: 2, lag: null as number | null };
+    const { scrape } = setup('info', [], [], [{ taskId: '1_2', topicPartitions: [partition] }]);
+    expect((await scrape()).count('kstreams_restore_consumer_records_lag')).toBe(0);
+    partition.lag = 60;
+    const labels = { task_id: '1_2', topic: 'app-counts-changelog', partition: 2 };
+    expect((await scrape()).value('kstreams_restore_consumer_records_lag', labels)).toBe(60);
+    partition.lag = 0;
+    expect((await scrape()).value('kstreams_restore_consumer_records_lag', labels)).toBe(0);
+    expect((await scrape()).value('kstreams_stream_state_updater_standby_updating_tasks')).toBe(1);
   });
 
   it('reports a restore as it goes and when it is done, and the app state as a one-hot gauge', async () => {

@@ -46,6 +46,8 @@ export interface AppEvent {
   start?: number;
   end?: number;
   total?: number;
+  /** The standby tasks the instance ran (metrics events). */
+  standbyTasks?: string[];
 }
 
 export class ChildApp {

@@ -70,12 +70,13 @@ const short: Record<Guarantee, string> = {
   at_least_once: 'alo',
 };
 
-async function killTest(guarantee: Guarantee) {
-  const lines = makeLines(Number(process.env.EOS_KILL_LINES ?? 200_000), 3);
-  const s = await setUp(`kill-${short[guarantee]}`, lines);
+async function killTest(guarantee: Guarantee, extra: { lines?: number; env?: Record<string, string> } = {}) {
+  const lines = makeLines(extra.lines ?? Number(process.env.EOS_KILL_LINES ?? 200_000), 3);
+  const s = await setUp(`kill-${short[guarantee]}${extra.env ? '-sb' : ''}`, lines);
   const env = {
     PROCESSING_GUARANTEE: guarantee,
     COMMIT_INTERVAL_MS: guarantee === 'at_least_once' ? '1000' : '100',
+    ...extra.env,
   };
   const apps = [instance(s, env).start(), instance(s, env).start(), instance(s, env).start()];
   const rand = prng(guarantee === 'at_least_once' ? 11 : 7);
@@ -90,6 +91,15 @@ describe.each(['exactly_once', 'exactly_once_v2'] as const)('%s', (guarantee) =>
     const records = await readAll(s, 300_000);
     expectExact(records, s.truth);
     expect(records).toHaveLength(s.totalWords);
+  }, 480_000);
+
+  it('survives repeated SIGKILLs with a standby per task (numStandbyReplicas 1): output exact', async () => {
+    const { s, apps } = await killTest(guarantee, { lines: 100_000, env: { NUM_STANDBY_REPLICAS: '1' } });
+    const records = await readAll(s, 300_000);
+    expectExact(records, s.truth);
+    expect(records).toHaveLength(s.totalWords);
+    // The standbys ran: on the instances of the tasks' failovers, never beside their active.
+    expect(apps.some((a) => a.events.some((e) => (e.standbyTasks?.length ?? 0) > 0))).toBe(true);
   }, 480_000);
 
   it('rolls back the tasks when a processor throws once, and the output stays exact', async () => {

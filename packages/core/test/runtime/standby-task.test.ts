@@ -144,6 +144,25 @@ describe('StandbyTask', () => {
     ]);
   });
 
+  it('lets a serde with prepare (schema registry) see the records before it applies them', async () => {
+    const prepared: string[] = [];
+    const valueSerde = {
+      ...Serdes.Long(),
+      prepare: async (bytes: Buffer) => {
+        prepared.push(String(bytes.readBigInt64BE(0)));
+      },
+    };
+    const topology = new Topology()
+      .addSource('src', 'words', { keySerde: Serdes.String(), valueSerde: Serdes.String() })
+      .addProcessor('count', () => ({ process() {} }), 'src')
+      .addStateStore(Stores.keyValueStoreBuilder('counts', Serdes.String(), valueSerde), 'count');
+    const task = new StandbyTask('0_2', { config: config(), topology, logger: silent });
+    await task.initialize();
+    await task.update(CHANGELOG, 2, records(0, 3), 3);
+    expect(prepared).toEqual(['0', '1', '2']);
+    await task.close({ dirty: false });
+  });
+
   it('says clearly what is wrong with a record it cannot take', async () => {
     const task = standby();
     await expect(task.update(CHANGELOG, 2, [], 1)).rejects.toThrow(

@@ -19,6 +19,8 @@ export interface AppOptions {
   sessionTimeoutMs?: number;
   /** KIP-345's static membership: a restart with the same id gets its tasks back, no rebalance. */
   groupInstanceId?: string;
+  /** Unset: core's default (0). Standby replicas per stateful task, on other instances (issue 37). */
+  numStandbyReplicas?: number;
   /** HTTP port for interactive queries; 0 picks a free one. */
   port: number;
   /** The host other instances use to reach this one (the `host` of `applicationServer`). */
@@ -160,6 +162,12 @@ function specs(app: AppDefaults) {
       help: "static membership: this instance's own stable id (e.g. the pod name); a restart with it within the session timeout gets its tasks back without a rebalance",
       parse: name('a group instance id'),
     } satisfies FlagSpec<string>,
+    numStandbyReplicas: {
+      flag: '--num-standby-replicas',
+      env: 'NUM_STANDBY_REPLICAS',
+      help: 'standby replicas per stateful task, each on another instance: a crashed instance fails over with only the changelog tail to restore (default: 0)',
+      parse: integer(0, 10, 'a number of standby replicas'),
+    } satisfies FlagSpec<number>,
     port: {
       flag: '--port',
       env: 'PORT',
@@ -333,6 +341,7 @@ export function parseAppArgs(
     commitIntervalMs: read('commitIntervalMs') as number | undefined,
     sessionTimeoutMs: read('sessionTimeoutMs') as number | undefined,
     groupInstanceId: read('groupInstanceId') as string | undefined,
+    numStandbyReplicas: read('numStandbyReplicas') as number | undefined,
     port: read('port') as number,
     host: read('host') as string,
     partitions: read('partitions') as number,

@@ -98,6 +98,7 @@ export async function startService<Q>(
       ...(options.stateDir !== undefined && { stateDir: options.stateDir }),
       ...(options.commitIntervalMs !== undefined && { commitIntervalMs: options.commitIntervalMs }),
       ...(options.groupInstanceId !== undefined && { groupInstanceId: options.groupInstanceId }),
+      ...(options.numStandbyReplicas !== undefined && { numStandbyReplicas: options.numStandbyReplicas }),
       ...(options.sessionTimeoutMs !== undefined && {
         consumer: { sessionTimeoutMs: options.sessionTimeoutMs },
       }),

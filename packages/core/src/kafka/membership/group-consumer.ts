@@ -15,7 +15,7 @@ import { createCluster, type KafkajsCluster } from '../kafkajs-cluster.ts';
 import type { FetcherBatch, FetcherPartition, PartitionFetcherOptions } from '../partition-fetcher.ts';
 import type { TopicPartitions } from './consumer-protocol.ts';
 import { CoordinatorClient, type CoordinatorLink } from './coordinator.ts';
-import { GroupMember, type RebalanceListener } from './group-member.ts';
+import { type GroupAssignor, GroupMember, type RebalanceListener } from './group-member.ts';
 import { commitGroupOffsets } from './offset-commit.ts';
 import { assignmentErrorCode, SHUTDOWN_REQUESTED, withShutdownRequests } from './shutdown-request.ts';
 import { streamsAssignor } from './task-assignment.ts';
@@ -57,6 +57,15 @@ export interface GroupConsumerParts {
   newMember?(listener: RebalanceListener): Membership;
   /** Default: a coordinator connection of its own. */
   commitLink?: CoordinatorLink;
+  /**
+   * The leader's assignor and the member's subscription userData; default: the sticky task
+   * assignor with userData v1 (kafka/assignor.ts). The runtime passes the high-availability
+   * assignor with subscription info v2 when standbys are on (issue 37).
+   */
+  subscription?: {
+    assignor: GroupAssignor;
+    userData(options: { shutdownRequested: boolean }): Buffer;
+  };
 }
 
 const asFetcherPartitions = (list: TopicPartitions[]): FetcherPartition[] =>
@@ -172,6 +181,7 @@ export class GroupConsumer {
 
   private newMember(topics: string[], listener: RebalanceListener): GroupMember {
     const { config, assignor } = this;
+    const custom = this.parts.subscription;
     return new GroupMember(this.early?.link ?? this.kafka, {
       groupId: config.applicationId,
       groupInstanceId: config.groupInstanceId ?? null,
@@ -180,16 +190,18 @@ export class GroupConsumer {
       rebalanceTimeoutMs: config.consumer.rebalanceTimeoutMs,
       heartbeatIntervalMs: config.consumer.heartbeatIntervalMs,
       assignor: withShutdownRequests(
-        streamsAssignor({
-          subtopologies: assignor.subtopologies,
-          previousTasks: (userData) => decodeUserData(userData).ownedTasks,
-          assignmentUserData: (_memberId, tasks) => Buffer.from(JSON.stringify({ tasks })),
-        }),
+        custom?.assignor ??
+          streamsAssignor({
+            subtopologies: assignor.subtopologies,
+            previousTasks: (userData) => decodeUserData(userData).ownedTasks,
+            assignmentUserData: (_memberId, tasks) => Buffer.from(JSON.stringify({ tasks })),
+          }),
         (m) => decodeUserData(m.subscription.userData).shutdownRequested === true,
       ),
       listener,
       trace: (event, fields) => config.logger.debug(fields, event),
       userData: () =>
+        custom?.userData({ shutdownRequested: this.shutdownRequested }) ??
         encodeUserData({
           ownedTasks: assignor.ownedTasks(),
           applicationServer: assignor.applicationServer,
@@ -228,6 +240,11 @@ export class GroupConsumer {
       // Heartbeats go on in the background; this is the loop's sign of life.
       heartbeat: async () => this.member?.poll(),
     };
+  }
+
+  /** Rejoins the group (KIP-441's probing rebalance); the tasks kept go on processing. */
+  rejoin(reason: string): Promise<void> {
+    return this.member?.rejoin(reason) ?? Promise.resolve();
   }
 
   /** The thread's loop is alive (Java's poll()): see GroupMember.poll. */

@@ -9,7 +9,7 @@ import { StreamsMetricsRecorder } from '../../../src/metrics/streams-metrics-rec
 import { newMetrics, type StreamsMetrics } from '../../../src/runtime/metrics.ts';
 import { Mutex } from '../../../src/runtime/mutex.ts';
 import type { GuaranteeDeps, ProcessingGuarantee } from '../../../src/runtime/processing-guarantee.ts';
-import { TaskManager } from '../../../src/runtime/task-manager.ts';
+import { TaskManager, type TaskManagerDeps } from '../../../src/runtime/task-manager.ts';
 import { Serdes } from '../../../src/serdes/serdes.ts';
 import { FakeConsumer } from './fake-consumer.ts';
 import { FakeTask } from './fake-task.ts';
@@ -30,6 +30,7 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
+  standby?: TaskManagerDeps<FakeTask>['standby'];
   /** Replaces the instant fake restore (e.g. one that waits for the test). */
   restore?: (tasks: FakeTask[]) => Promise<void>;
   isStateless?: (task: FakeTask) => boolean;
@@ -80,6 +81,7 @@ export function taskManagerHarness(
       },
       isStateless: options.isStateless,
     },
+    ...(options.standby ? { standby: options.standby } : {}),
   });
   const settled = async () => {
     for (let i = 0; i < 100 && manager.creating.size > 0; i++) await new Promise((r) => setTimeout(r, 5));
