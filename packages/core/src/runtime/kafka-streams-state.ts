@@ -43,3 +43,16 @@ export interface KafkaStreamsEvents {
   stateChange: [next: KafkaStreamsState, previous: KafkaStreamsState];
   error: [error: Error];
 }
+
+/** Whether `work` settles within `timeoutMs` (it goes on either way): close()'s answer. */
+export async function finishesWithin(work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -12,12 +12,12 @@ import { toAuthorizationError } from '../kafka/authorization.ts';
 import { type BrokerConnectivitySnapshot, connectivityOf } from '../kafka/broker-connectivity.ts';
 import { createKafka, type Kafka } from '../kafka/client.ts';
 import { kafkajsCapabilities } from '../kafka/kafkajs-patches.ts';
-import { lazyMetricsRegistry, standbyMetrics } from '../metrics/prometheus.ts';
 import { StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { StreamPartitioner } from '../processor/stream-partitioner.ts';
 import type { Topology } from '../processor/topology.ts';
 import type { StateQueryRequest, StateQueryResult } from '../query/results.ts';
 import type { Serde } from '../serdes/serde.ts';
+import { type AppMetricsSources, appMetrics, appMetricsRegistry } from './app-metrics.ts';
 import { GlobalStreamThread } from './global-stream-thread.ts';
 import { applyHeapGrowth } from './heap-growth.ts';
 import {
@@ -33,6 +33,7 @@ import {
 } from './interactive-queries.ts';
 import {
   type CloseOptions,
+  finishesWithin,
   type KafkaStreamsEvents,
   type KafkaStreamsState,
   type StreamsMetadata,
@@ -46,7 +47,6 @@ import { initSerdes } from './serde-init.ts';
 import { StateDirectory } from './state-directory.ts';
 import { queryLocalStores, type StateQueryOptions } from './state-query.ts';
 import { StreamThread } from './stream-thread.ts';
-import { asyncInFlightOf, taskPositions } from './task-views.ts';
 import { askUncaughtHandler, type StreamsUncaughtExceptionHandler } from './uncaught-exceptions.ts';
 
 export type {
@@ -67,6 +67,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   private readonly recorder: StreamsMetricsRecorder;
   /** Made when first asked for: prom-client loads then, not at every start. */
   private readonly registry: () => Registry;
+  private readonly metricsSources: AppMetricsSources;
   /** Kafka Streams' thread name: `<clientId>-StreamThread-1` (one thread per app here). */
   readonly threadName: string;
   private thread?: StreamThread;
@@ -109,15 +110,16 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
     this.keyResolver = new KeyQueryResolver(this.queries);
     this.threadName = `${this.config.clientId}-StreamThread-1`;
     this.recorder = new StreamsMetricsRecorder(this.config.metricsRecordingLevel);
-    this.registry = lazyMetricsRegistry({
+    this.metricsSources = {
       applicationId: this.config.applicationId,
-      threadId: this.threadName,
+      threadName: this.threadName,
       recorder: this.recorder,
+      values: this.metricsValues,
       state: () => this.currentState,
-      positions: () => taskPositions(this.thread?.runningTasks() ?? []),
-      asyncInFlight: () => asyncInFlightOf(this.thread?.runningTasks() ?? []),
-      standbys: () => this.metadataForLocalThreads().flatMap((t) => t.standbyTasks),
-    });
+      runningTasks: () => this.thread?.runningTasks() ?? [],
+      localThreads: () => this.metadataForLocalThreads(),
+    };
+    this.registry = appMetricsRegistry(this.metricsSources);
   }
 
   /**
@@ -211,12 +213,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
   }
 
   metrics(): Readonly<StreamsMetrics> {
-    const asyncInFlight = asyncInFlightOf(this.thread?.runningTasks() ?? []).reduce(
-      (n, t) => n + t.inFlight,
-      0,
-    );
-    const standbys = this.metadataForLocalThreads().flatMap((t) => t.standbyTasks);
-    return { ...this.metricsValues, asyncInFlight, ...standbyMetrics(standbys, this.recorder) };
+    return appMetrics(this.metricsSources);
   }
 
   setUncaughtExceptionHandler(handler: StreamsUncaughtExceptionHandler): void {
@@ -422,13 +419,7 @@ export class KafkaStreams extends EventEmitter<KafkaStreamsEvents> {
       this.stateDirectory.unlock();
       this.setState('NOT_RUNNING');
     })();
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    });
-    const finished = await Promise.race([this.closing.then(() => true as const), timedOut]);
-    clearTimeout(timer);
-    return finished;
+    return finishesWithin(this.closing, timeoutMs);
   }
 
   /**
