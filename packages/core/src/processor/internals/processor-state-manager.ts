@@ -1,9 +1,11 @@
 import {
   type CheckpointEntry,
   decodeHeaders,
+  encodeAggregationWithHeaders,
   encodeValueTimestampHeaders,
   type KeyValueBytesStore,
   readCheckpoint,
+  splitAggregationWithHeaders,
   splitValueTimestampHeaders,
   type TopicPartition,
   TransactionalBuffer,
@@ -203,7 +205,8 @@ export class ProcessorStateManager {
   restoreConverter(storeName: string): (message: ChangelogMessage) => ChangelogMessage {
     const { builder } = this.entry(storeName);
     if (isVersionedBuilder(builder)) return versionedRestoreValue;
-    if (builder.headers === true) return headersRestoreValue;
+    if (builder.headers === true)
+      return builder.type === 'session' ? sessionHeadersRestoreValue : headersRestoreValue;
     if (builder.timestamped !== true) return (message) => message;
     return (message) =>
       message.value === null
@@ -269,6 +272,7 @@ export class ProcessorStateManager {
       const { topic, partition } = entry.changelog;
       const timestamped = entry.builder.timestamped === true;
       const withHeaders = entry.builder.headers === true;
+      const session = entry.builder.type === 'session';
       const headers = entry.builder.changelogHeaders;
       if (entry.store instanceof TypedVersionedKeyValueStore) {
         // Kafka Streams' versioned changelog: every put, its timestamp as the record's.
@@ -278,7 +282,9 @@ export class ProcessorStateManager {
         continue;
       }
       for (const { key, value } of entry.buffer.eachPendingChange()) {
-        if (withHeaders && value !== null) {
+        if (withHeaders && value !== null && session) {
+          yield { topic, partition, key, ...sessionHeadersChangelogValue(value) };
+        } else if (withHeaders && value !== null) {
           yield { topic, partition, key, ...headersChangelogValue(value) };
         } else if (timestamped && value !== null) {
           // Kafka Streams' changelog format: the plain value, its timestamp as the record's.
@@ -365,4 +371,26 @@ function headersChangelogValue(bytes: Buffer): Pick<ChangelogChange, 'value' | '
   const value = { value: parts.value, timestamp: parts.timestamp };
   if (parts.headers.length === 0) return value;
   return { ...value, headers: fromStoreHeaders(decodeHeaders(parts.headers)) as ChangelogChange['headers'] };
+}
+
+/**
+ * A headers-aware session store's restore: the record's headers go back in front of the
+ * aggregation (Kafka Streams 4.4's AggregationWithHeaders; a session store keeps no timestamp).
+ */
+function sessionHeadersRestoreValue(message: ChangelogMessage): ChangelogMessage {
+  if (message.value === null) return message;
+  return { ...message, value: encodeAggregationWithHeaders(headersPart(message.headers), message.value) };
+}
+
+/**
+ * A headers-aware session store's changelog record (Kafka Streams 4.4's
+ * ChangeLoggingSessionBytesStoreWithHeaders): the plain aggregation, the stored headers as the record's.
+ */
+function sessionHeadersChangelogValue(bytes: Buffer): Pick<ChangelogChange, 'value' | 'headers'> {
+  const { headers, aggregation } = splitAggregationWithHeaders(bytes);
+  if (headers.length === 0) return { value: aggregation };
+  return {
+    value: aggregation,
+    headers: fromStoreHeaders(decodeHeaders(headers)) as ChangelogChange['headers'],
+  };
 }
