@@ -13,6 +13,7 @@ import {
   StoreFormatError,
   splitAggregationWithHeaders,
   splitValueTimestampHeaders,
+  type TypedSessionStore,
 } from '@kstreams/state-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -182,6 +183,11 @@ describe("dslStoreFormat 'HEADERS' for window, session and join stores (KIP-1285
     expect(builder?.headers).toBe(true);
     manager.register(builder!);
     await manager.initialize();
+    const store = manager.store('s') as TypedSessionStore<string, string>;
+    store.put({ key: 'k', start: 1, end: 3 }, 'agg');
+    const [logged] = manager.changelogRecords();
+    expect(logged!.value).toEqual(Buffer.from('agg'));
+    expect(logged!.headers).toBeUndefined();
     const restore = manager.restoreConverter('s');
     const restored = restore({
       key: Buffer.from('k'),
