@@ -17,7 +17,7 @@ import {
 } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
 import type { Position } from '../../query/position.ts';
-import { StorePosition, type WriteContext } from '../../query/store-position.ts';
+import { StorePosition } from '../../query/store-position.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import { rawValueOf, timestampOf, withTimestamp } from '../../state/value-and-timestamp.ts';
@@ -26,6 +26,7 @@ import { isVersionedBuilder, versionedRestoreValue } from '../../state/versioned
 import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
 import { topicPartitionKey } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
+import { TombstoneContexts, type WriteRecord } from './tombstone-contexts.ts';
 import { bindToTopic, unwrapStoreSerde } from './topic-bound-serde.ts';
 
 export interface ProcessorStateManagerOptions extends DefaultSerdes {
@@ -52,7 +53,7 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   /** The topic a store's serdes see, if not its changelog's name (a global store's: its source topic). */
   serdeTopic?: (storeName: string) => string | undefined;
   /** The input record being processed: each store's position follows the records written into it. */
-  currentRecord?: () => WriteContext | undefined;
+  currentRecord?: () => WriteRecord | undefined;
 }
 
 export interface ChangelogPartition extends TopicPartition {
@@ -88,6 +89,8 @@ interface RegisteredStore {
   buffer?: TransactionalBuffer;
   store?: StateStore;
   readonly position: StorePosition;
+  /** A headers-aware store's deletes since the last commit, with their records (Kafka Streams 4.4). */
+  readonly tombstones?: TombstoneContexts;
 }
 
 /**
@@ -124,6 +127,9 @@ export class ProcessorStateManager {
       builder,
       changelog,
       position: new StorePosition(current),
+      ...(builder.headers === true && changelog !== null
+        ? { tombstones: new TombstoneContexts(current) }
+        : {}),
       keySerde: resolve(builder.keySerde, 'key'),
       valueSerde: resolve(builder.valueSerde, 'value'),
     });
@@ -156,7 +162,10 @@ export class ProcessorStateManager {
         ...(maxUncommittedBytes === undefined ? {} : { maxUncommittedBytes }),
         ...(uncommittedBytes === undefined ? {} : { budget: uncommittedBytes }),
         onCommitRequested: this.options.onCommitRequested,
-        onWrite: () => entry.position.written(),
+        onWrite: (key: Buffer, value: Buffer | null) => {
+          entry.position.written();
+          entry.tombstones?.written(key, value);
+        },
       };
       entry.buffer =
         this.options.newBuffer?.(name, bytes, bufferOptions) ?? new TransactionalBuffer(bytes, bufferOptions);
@@ -292,7 +301,9 @@ export class ProcessorStateManager {
         } else if (headers !== undefined && value !== null) {
           yield { topic, partition, key, value, headers };
         } else {
-          yield { topic, partition, key, value };
+          // A headers-aware store's tombstone: the deleting record's timestamp and headers.
+          const tombstone = value === null ? entry.tombstones?.of(key) : undefined;
+          yield { topic, partition, key, value, ...tombstone };
         }
       }
     }
@@ -306,6 +317,7 @@ export class ProcessorStateManager {
     for (const entry of this.stores.values()) {
       await entry.buffer?.commit();
       entry.position.committed();
+      entry.tombstones?.clear();
       if (entry.store instanceof TypedVersionedKeyValueStore) await this.committedVersioned(entry);
     }
     for (const { topic, partition, offset } of changelogOffsets) {
@@ -332,6 +344,7 @@ export class ProcessorStateManager {
     for (const entry of this.stores.values()) {
       entry.buffer?.rollback();
       entry.position.rolledBack();
+      entry.tombstones?.clear();
     }
   }
 
