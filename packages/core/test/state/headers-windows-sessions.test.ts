@@ -26,7 +26,12 @@ import {
 import { ProcessorStateManager } from '../../src/processor/internals/processor-state-manager.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { levelBytesStores } from '../../src/state/bytes-stores.ts';
-import { type DslStoreFormat, Stores } from '../../src/state/index.ts';
+import {
+  type DslStoreFormat,
+  type KeyValueStore,
+  Stores,
+  type ValueTimestampHeaders,
+} from '../../src/state/index.ts';
 import { dslSessionStoreBuilder } from '../../src/state/session-store-builder.ts';
 import { TopologyTestDriver } from '../../src/testing/index.ts';
 import type { Windowed } from '../../src/windowed.ts';
@@ -214,5 +219,53 @@ describe("dslStoreFormat 'HEADERS' for window, session and join stores (KIP-1285
       Stores.sessionStoreBuilder('s', { retentionMs: 10 }, S, S),
     ];
     for (const builder of papi) expect(builder.withDslStoreFormat?.('HEADERS') ?? builder).toBe(builder);
+  });
+});
+
+describe("a headers-aware store's changelog tombstone (Kafka Streams 4.4's ChangeLogging*WithHeaders)", () => {
+  it('has the deleting record’s timestamp and headers; a later put or a commit forgets it', async () => {
+    let current:
+      | { topic: string; partition: number; offset: number; timestamp?: number; headers?: object }
+      | undefined = { topic: 'in', partition: 0, offset: 7, timestamp: 42, headers: { tenant: 't4' } };
+    const manager = new ProcessorStateManager({
+      taskId: '0_0',
+      applicationId: 'app',
+      partition: 0,
+      storeFactory: (_name, _task, builder) => builder.bytesStore(levelBytesStores(dir)),
+      onCommitRequested: () => {},
+      currentRecord: () => current as never,
+    });
+    manager.register(Stores.timestampedKeyValueStoreWithHeadersBuilder('kept', S, S));
+    manager.register(Stores.keyValueStoreBuilder('plain', S, S));
+    await manager.initialize();
+    const kept = manager.store('kept') as KeyValueStore<string, ValueTimestampHeaders<string>>;
+    const plain = manager.store('plain') as KeyValueStore<string, string>;
+    kept.put('gone', { value: 'v', timestamp: 1, headers: {} });
+    kept.delete('gone');
+    kept.delete('back');
+    kept.put('back', { value: 'again', timestamp: 2, headers: {} });
+    plain.delete('p');
+    const changes = manager.changelogRecords();
+    expect(changes.find((c) => c.key.toString() === 'gone')).toMatchObject({
+      value: null,
+      timestamp: 42,
+      headers: { tenant: Buffer.from('t4') },
+    });
+    expect(changes.find((c) => c.key.toString() === 'back')).toMatchObject({ value: Buffer.from('again') });
+    // A plain store's tombstone keeps the commit's time, as before.
+    const p = changes.find((c) => c.key.toString() === 'p');
+    expect([p?.value, p?.timestamp, p?.headers]).toEqual([null, undefined, undefined]);
+
+    // After the commit, a delete without a record (a punctuator's) has neither.
+    await manager.commit([]);
+    current = undefined;
+    kept.delete('back');
+    const [punctuated] = manager.changelogRecords();
+    expect([punctuated?.key.toString(), punctuated?.timestamp, punctuated?.headers]).toEqual([
+      'back',
+      undefined,
+      undefined,
+    ]);
+    await manager.close();
   });
 });
