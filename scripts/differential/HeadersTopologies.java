@@ -98,6 +98,14 @@ final class HeadersTopologies {
             .to("out");
         return true;
       }
+      case "headers-left-join": {
+        builder.<String, String>stream("left")
+            .leftJoin(builder.<String, String>stream("right"), (a, b) -> a + "+" + b,
+                JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)),
+                StreamJoined.<String, String, String>as("lpair"))
+            .to("out");
+        return true;
+      }
       case "headers-aggregations": {
         KGroupedStream<String, String> grouped = builder.<String, String>stream("in").groupByKey();
         grouped.count(Materialized.as("counts")).toStream().to("counts", Produced.with(S, L));

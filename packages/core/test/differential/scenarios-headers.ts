@@ -97,6 +97,18 @@ export const headersTopologies: Record<string, (builder: StreamsBuilder) => void
       )
       .to('out');
   },
+  'headers-left-join': (b) => {
+    b.stream<string, string>('left')
+      .leftJoin(
+        b.stream<string, string>('right'),
+        (a, v) => `${a}+${v}`,
+        JoinWindows.ofTimeDifferenceAndGrace(10, 5),
+        {
+          storeName: 'lpair',
+        },
+      )
+      .to('out');
+  },
   'headers-processor-store': (b) => {
     b.addStateStore(Stores.timestampedKeyValueStoreWithHeadersBuilder('kept', S, S));
     b.stream<string, string>('in')
@@ -202,6 +214,20 @@ export const headersScenarios: Scenario[] = [
     inputs: joinInputs,
     outputs: joinOutputs,
     storeFormats: joinStores,
+  },
+  {
+    // The shared store of a left join keeps its format (Kafka Streams 4.4: DslStoreFormat.PLAIN).
+    name: 'a stream-stream left join with trace headers, dsl.store.format=HEADERS',
+    topology: 'headers-left-join',
+    dslStoreFormat: 'HEADERS',
+    inputs: joinInputs,
+    outputs: [
+      withHeaders('out', 'string'),
+      changelog('lpair-this-join-store'),
+      changelog('lpair-outer-other-join-store'),
+      { topic: 'differential-lpair-left-shared-join-store-changelog', value: 'hex', timestamps: false },
+    ],
+    storeFormats: ['lpair-this-join-store', 'lpair-outer-other-join-store', 'lpair-left-shared-join-store'],
   },
   {
     name: 'a stream-stream join with trace headers, default store format',
