@@ -1,6 +1,7 @@
 // The headers-in-state topologies of the differential harness (issue 39, KIP-1271/1285), compiled
-// with Differential.java: aggregations and a table regrouped, run with dsl.store.format=HEADERS
-// (the scenario sets it) and without, and a Processor API store that keeps each record's headers
+// with Differential.java: aggregations and a table regrouped, windowed and session aggregations and
+// a stream-stream join, run with dsl.store.format=HEADERS (the scenario sets it) and without, and a
+// Processor API store that keeps each record's headers
 // (Stores.timestampedKeyValueStoreWithHeadersBuilder). packages/core/test/differential/
 // scenarios-headers.ts builds the same topologies with kstreams.
 
@@ -8,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -17,16 +19,25 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.JoinWindows;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.SessionWindows;
+import org.apache.kafka.streams.kstream.SlidingWindows;
+import org.apache.kafka.streams.kstream.StreamJoined;
+import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.HeadersBytesStore;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.TimestampedKeyValueStoreWithHeaders;
 import org.apache.kafka.streams.state.ValueTimestampHeaders;
+import org.apache.kafka.streams.state.internals.WrappedStateStore;
 
 final class HeadersTopologies {
   private HeadersTopologies() {}
@@ -54,8 +65,47 @@ final class HeadersTopologies {
     }
   }
 
+  private static String windowName(Windowed<String> key, Object value) {
+    return key.key() + "@" + key.window().start() + "/" + key.window().end();
+  }
+
   static boolean build(StreamsBuilder builder, String name) {
     switch (name) {
+      case "headers-windows": {
+        KGroupedStream<String, String> grouped = builder.<String, String>stream("in").groupByKey();
+        grouped.windowedBy(TimeWindows.ofSizeAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)))
+            .count(Materialized.as("win-counts"))
+            .toStream()
+            .selectKey(HeadersTopologies::windowName)
+            .to("win-counts", Produced.with(S, L));
+        grouped.windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(5), Duration.ofMillis(5)))
+            .count(Materialized.as("slide-counts"))
+            .toStream()
+            .selectKey(HeadersTopologies::windowName)
+            .to("slide-counts", Produced.with(S, L));
+        grouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(Duration.ofMillis(5), Duration.ofMillis(5)))
+            .reduce((a, b) -> a + "+" + b, Materialized.as("sessions"))
+            .toStream()
+            .selectKey(HeadersTopologies::windowName)
+            .to("sessions");
+        return true;
+      }
+      case "headers-join": {
+        builder.<String, String>stream("left")
+            .join(builder.<String, String>stream("right"), (a, b) -> a + "+" + b,
+                JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)),
+                StreamJoined.<String, String, String>as("pair"))
+            .to("out");
+        return true;
+      }
+      case "headers-left-join": {
+        builder.<String, String>stream("left")
+            .leftJoin(builder.<String, String>stream("right"), (a, b) -> a + "+" + b,
+                JoinWindows.ofTimeDifferenceAndGrace(Duration.ofMillis(10), Duration.ofMillis(5)),
+                StreamJoined.<String, String, String>as("lpair"))
+            .to("out");
+        return true;
+      }
       case "headers-aggregations": {
         KGroupedStream<String, String> grouped = builder.<String, String>stream("in").groupByKey();
         grouped.count(Materialized.as("counts")).toStream().to("counts", Produced.with(S, L));
@@ -105,9 +155,21 @@ final class HeadersTopologies {
       ObjectNode node = out.addObject();
       node.put("topic", "store-format()");
       node.put("key", store.asText());
-      boolean headers = driver.getAllStateStores().get(store.asText()) instanceof TimestampedKeyValueStoreWithHeaders;
-      node.put("value", headers ? "HEADERS" : "DEFAULT");
+      node.put("value", headersAware(driver.getAllStateStores().get(store.asText())) ? "HEADERS" : "DEFAULT");
       node.put("timestamp", 0);
     }
+  }
+
+  /**
+   * Whether the store holds headers-aware bytes: some layer down to the bytes store is a
+   * HeadersBytesStore. Not the outer type: a stream-stream join's store is a
+   * TimestampedWindowStoreWithHeaders in both formats, over plain bytes in the default one.
+   */
+  private static boolean headersAware(StateStore store) {
+    for (StateStore layer = store; layer != null; ) {
+      if (layer instanceof HeadersBytesStore) return true;
+      layer = layer instanceof WrappedStateStore ? ((WrappedStateStore<?, ?, ?>) layer).wrapped() : null;
+    }
+    return false;
   }
 }

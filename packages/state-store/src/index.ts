@@ -26,9 +26,11 @@ export {
 } from './errors.ts';
 export {
   decodeHeaders,
+  encodeAggregationWithHeaders,
   encodeHeaders,
   encodeValueTimestampHeaders,
   type StoreHeader,
+  splitAggregationWithHeaders,
   splitValueTimestampHeaders,
   type ValueTimestampHeadersBytes,
 } from './headers/value-timestamp-headers-format.ts';

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   decodeHeaders,
+  encodeAggregationWithHeaders,
   encodeHeaders,
   encodeValueTimestampHeaders,
   InMemoryKeyValueStore,
@@ -12,6 +13,7 @@ import {
   LevelKeyValueStore,
   StoreFormatError,
   type StoreHeader,
+  splitAggregationWithHeaders,
   splitValueTimestampHeaders,
 } from '../src/index.ts';
 import { b, tempDir } from './helpers.ts';
@@ -142,5 +144,32 @@ describe('a LevelDB store records its value layout', () => {
     await expect(open('headers')).rejects.toThrow(
       /holds values in the default format but is opened for the headers format/,
     );
+  });
+});
+
+// A headers-aware session store's values: the expected hex came from Kafka Streams 4.4.0's
+// AggregationWithHeadersSerde (with Serdes.String()) on 2026-12-06.
+describe("AggregationWithHeaders format (Kafka Streams 4.4's headers-aware session stores)", () => {
+  const JAVA_AGGREGATION = {
+    // make("x+y", no headers)
+    noHeaders: '00782b79',
+    // make("agg", traceparent=00-abc-01, n=null)
+    withHeaders: '3404167472616365706172656e741230302d6162632d3031026e01616767',
+  };
+  const headers: StoreHeader[] = [
+    ['traceparent', b('00-abc-01')],
+    ['n', null],
+  ];
+
+  it('writes the bytes Kafka Streams writes and splits them back', () => {
+    expect(encodeAggregationWithHeaders(encodeHeaders([]), b('x+y')).toString('hex')).toBe(
+      JAVA_AGGREGATION.noHeaders,
+    );
+    const bytes = encodeAggregationWithHeaders(encodeHeaders(headers), b('agg'));
+    expect(bytes.toString('hex')).toBe(JAVA_AGGREGATION.withHeaders);
+    const parts = splitAggregationWithHeaders(Buffer.from(JAVA_AGGREGATION.withHeaders, 'hex'));
+    expect(decodeHeaders(parts.headers)).toEqual(headers);
+    expect(parts.aggregation.toString()).toBe('agg');
+    expect(() => splitAggregationWithHeaders(Buffer.from('34', 'hex'))).toThrow(InvalidStoreArgumentError);
   });
 });

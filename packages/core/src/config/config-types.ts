@@ -80,7 +80,7 @@ export interface StreamsConfig extends ExceptionHandlerSettings, SourceDefaults 
   maxUncommittedBytes?: number;
   /** Kafka Streams' `statestore.cache.max.bytes`: the DSL stores' record cache; 0 turns it off. */
   statestoreCacheMaxBytes?: number;
-  /** Kafka Streams' `dsl.store.format` (KIP-1285): 'HEADERS' makes the DSL's key-value stores headers-aware. */
+  /** Kafka Streams' `dsl.store.format` (KIP-1285): 'HEADERS' makes the DSL's stores headers-aware. */
   dslStoreFormat?: 'DEFAULT' | 'HEADERS';
   /** How long a task may stand still while behind before it is recreated; 0 turns the watchdog off. */
   taskStallTimeoutMs?: number;

@@ -1,7 +1,7 @@
 import { TopologyError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { SessionWindowedSerde, TimeWindowedSerde } from '../serdes/windowed-serdes.ts';
-import { sessionStoreBuilder } from '../state/session-store-builder.ts';
+import { dslSessionStoreBuilder } from '../state/session-store-builder.ts';
 import { timestampedKeyValueStoreBuilder } from '../state/store-builder.ts';
 import { timestampedWindowStoreBuilder } from '../state/window-store-builder.ts';
 import type { Windowed } from '../windowed.ts';
@@ -164,7 +164,7 @@ export class SessionWindowedCogroupedKStream<K, VOut> {
       processor: (storeName, aggregator) => () =>
         new SessionWindowAggregateProcessor(storeName, windows, initializer, aggregator, merge),
       store: (storeName, keySerde, valueSerde) =>
-        sessionStoreBuilder(storeName, { retentionMs }, keySerde, valueSerde),
+        dslSessionStoreBuilder(storeName, { retentionMs }, keySerde, valueSerde),
       tableKeySerde: (keySerde) => new SessionWindowedSerde(keySerde),
     });
   }

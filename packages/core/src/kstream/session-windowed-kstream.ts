@@ -2,7 +2,7 @@ import { TopologyError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
 import { Serdes } from '../serdes/serdes.ts';
 import { SessionWindowedSerde } from '../serdes/windowed-serdes.ts';
-import { sessionStoreBuilder } from '../state/session-store-builder.ts';
+import { dslSessionStoreBuilder } from '../state/session-store-builder.ts';
 import type { Windowed } from '../windowed.ts';
 import { addAggregation } from './internals/aggregation.ts';
 import type { InternalStreamsBuilder } from './internals/internal-streams-builder.ts';
@@ -102,7 +102,7 @@ export class SessionWindowedKStream<K, V> {
       supplier: (storeName) => () =>
         new SessionWindowAggregateProcessor(storeName, windows, initializer, aggregator, merger),
       store: (storeName, keySerde, valueSerde) =>
-        sessionStoreBuilder(storeName, { retentionMs }, keySerde, valueSerde),
+        dslSessionStoreBuilder(storeName, { retentionMs }, keySerde, valueSerde),
       tableKeySerde: (keySerde) => new SessionWindowedSerde(keySerde),
     });
   }

@@ -17,10 +17,10 @@ import {
 export interface BytesStoreFactory {
   /** `valueFormat`: a non-default value layout ('headers'), which a persistent store records and checks. */
   keyValue(name: string, valueFormat?: 'headers'): KeyValueBytesStore;
-  /** Time-segmented by window start; `retentionMs` by stream time. */
-  window(name: string, retentionMs: number): KeyValueBytesStore;
+  /** Time-segmented by window start; `retentionMs` by stream time. Each segment records `valueFormat`. */
+  window(name: string, retentionMs: number, valueFormat?: 'headers'): KeyValueBytesStore;
   /** Time-segmented by session end. */
-  session(name: string, retentionMs: number): KeyValueBytesStore;
+  session(name: string, retentionMs: number, valueFormat?: 'headers'): KeyValueBytesStore;
 }
 
 /** LevelDB stores in `<taskDir>/<storeName>/`. */
@@ -28,14 +28,16 @@ export function levelBytesStores(taskDir: string): BytesStoreFactory {
   const location = (name: string) => join(taskDir, name);
   return {
     keyValue: (name, valueFormat) =>
-      new LevelKeyValueStore({
-        name,
-        location: location(name),
-        ...(valueFormat === undefined ? {} : { valueFormat }),
-      }),
-    window: (name, retentionMs) => levelWindowBytesStore({ name, location: location(name), retentionMs }),
-    session: (name, retentionMs) => levelSessionBytesStore({ name, location: location(name), retentionMs }),
+      new LevelKeyValueStore({ name, location: location(name), ...formatOption(valueFormat) }),
+    window: (name, retentionMs, valueFormat) =>
+      levelWindowBytesStore({ name, location: location(name), retentionMs, ...formatOption(valueFormat) }),
+    session: (name, retentionMs, valueFormat) =>
+      levelSessionBytesStore({ name, location: location(name), retentionMs, ...formatOption(valueFormat) }),
   };
+}
+
+function formatOption(valueFormat: 'headers' | undefined): { valueFormat?: string } {
+  return valueFormat === undefined ? {} : { valueFormat };
 }
 
 export const inMemoryBytesStores: BytesStoreFactory = {

@@ -6,7 +6,12 @@ import {
   writeLong,
 } from '@kstreams/state-store';
 import type { Serde } from '../serdes/serde.ts';
-import { plainValueOfHeadersBytes, withEmptyHeaders } from './value-timestamp-headers.ts';
+import {
+  plainValueOfHeadersBytes,
+  type ValueTimestampHeaders,
+  valueTimestampHeadersSerde,
+  withEmptyHeaders,
+} from './value-timestamp-headers.ts';
 import type { TypedWindowStore } from './window-store.ts';
 
 /** A stored value and the timestamp of the record it stands for (Kafka Streams' ValueAndTimestamp). */
@@ -128,5 +133,25 @@ export function timestampedView<K, V>(
 export function timestampedWindowView<K, V>(
   store: TypedWindowStore<K, V>,
 ): TypedWindowStore<K, ValueAndTimestamp<V>> {
-  return store.withValueSerde((serde) => valueAndTimestampSerde(innerSerde(serde)));
+  return store.withValueSerde((serde) =>
+    serde instanceof TimestampSkippingSerde && serde.withHeaders
+      ? valueAndTimestampOverHeaders(serde.valueSerde as StoreSerde<V>)
+      : valueAndTimestampSerde(innerSerde(serde)),
+  );
+}
+
+/**
+ * A headers-aware window store (a stream-stream join's with dslStoreFormat 'HEADERS') seen with
+ * each value's timestamp and headers; undefined when the store is not headers-aware.
+ */
+export function headersWindowView<K, V>(
+  store: TypedWindowStore<K, V>,
+): TypedWindowStore<K, ValueTimestampHeaders<V>> | undefined {
+  let headers = false;
+  const view = store.withValueSerde((serde) => {
+    if (!(serde instanceof TimestampSkippingSerde && serde.withHeaders)) return serde as never;
+    headers = true;
+    return valueTimestampHeadersSerde(serde.valueSerde as StoreSerde<V>);
+  });
+  return headers ? view : undefined;
 }

@@ -4,10 +4,12 @@
 // changelog and the other way round.
 import {
   decodeHeaders,
+  encodeAggregationWithHeaders,
   encodeHeaders,
   encodeValueTimestampHeaders,
   type StoreHeader,
   type StoreSerde,
+  splitAggregationWithHeaders,
   splitValueTimestampHeaders,
 } from '@kstreams/state-store';
 
@@ -90,4 +92,16 @@ export function withEmptyHeaders(timestamp: number, valueBytes: Buffer): Buffer 
 /** The plain value's bytes inside a headers-aware store's bytes (a view). */
 export function plainValueOfHeadersBytes(bytes: Buffer): Buffer {
   return splitValueTimestampHeaders(bytes).value;
+}
+
+/**
+ * A headers-aware session store's values (Kafka Streams 4.4's AggregationWithHeaders bytes) as
+ * plain aggregates: the DSL's session aggregation writes empty headers and reads none, as Kafka
+ * Streams 4.4's does (AggregationWithHeaders.make(agg, new RecordHeaders())).
+ */
+export function aggregationSkippingHeaders<V>(aggregationSerde: StoreSerde<V>): StoreSerde<V> {
+  return {
+    serialize: (data) => encodeAggregationWithHeaders(EMPTY, aggregationSerde.serialize(data)),
+    deserialize: (bytes) => aggregationSerde.deserialize(splitAggregationWithHeaders(bytes).aggregation),
+  };
 }

@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.ts';
 import type { Serde } from '../serdes/serde.ts';
 import type { BytesStoreFactory } from './bytes-stores.ts';
 import type { StateStore } from './state-store.ts';
-import type { StoreBuilder } from './store-builder.ts';
+import type { DslStoreFormat, StoreBuilder } from './store-builder.ts';
 import { TimestampSkippingSerde, timestampSkipping } from './value-and-timestamp.ts';
 import { TypedWindowStore } from './window-store.ts';
 
@@ -15,10 +15,16 @@ export interface WindowStoreOptions {
   retainDuplicates?: boolean;
 }
 
+/** Whose window store it is: the Processor API's keeps its format, the DSL's follow `dslStoreFormat`. */
+type WindowStoreKind = 'plain' | 'dsl-timestamped' | 'dsl-join';
+
 /**
  * A window store in each task. The DSL's windowed aggregations use the timestamped kind: each value
  * is stored with its timestamp in front, and the changelog holds the plain value with that
- * timestamp as the record's (Kafka Streams' TimestampedWindowStore).
+ * timestamp as the record's (Kafka Streams' TimestampedWindowStore). With `dslStoreFormat:
+ * 'HEADERS'` the DSL's window stores (aggregations' and a stream-stream join's, as Kafka Streams
+ * 4.4's WindowStoreMaterializer and StreamJoinedStoreFactory) hold Kafka Streams'
+ * ValueTimestampHeaders bytes: aggregations with empty headers, a join each record's headers.
  */
 class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
   readonly type = 'window' as const;
@@ -26,6 +32,7 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
   readonly retentionMs: number;
   readonly windowSizeMs: number;
   readonly retainDuplicates: boolean;
+  readonly timestamped: boolean;
 
   constructor(
     readonly name: string,
@@ -33,8 +40,10 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
     readonly keySerde: Serde<K> | undefined,
     private readonly plainValueSerde: Serde<V> | undefined,
     readonly loggingEnabled: boolean,
-    readonly timestamped: boolean,
+    private readonly kind: WindowStoreKind,
+    readonly headers = false,
   ) {
+    this.timestamped = kind === 'dsl-timestamped' || headers;
     const { retentionMs, windowSizeMs } = options;
     // A stream-stream join with time difference 0 has windows of size 0, as in Kafka Streams.
     const smallest = options.retainDuplicates === true ? 0 : 1;
@@ -50,12 +59,12 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
     this.windowSizeMs = windowSizeMs;
     this.retainDuplicates = options.retainDuplicates === true;
     this.valueSerde =
-      timestamped && plainValueSerde !== undefined
-        ? new TimestampSkippingSerde(plainValueSerde)
+      this.timestamped && plainValueSerde !== undefined
+        ? new TimestampSkippingSerde(plainValueSerde, headers)
         : plainValueSerde;
   }
 
-  private with(logging: boolean): StoreBuilder<K, V> {
+  private with(logging: boolean, headers = this.headers): StoreBuilder<K, V> {
     const options = {
       retentionMs: this.retentionMs,
       windowSizeMs: this.windowSizeMs,
@@ -67,8 +76,15 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
       this.keySerde,
       this.plainValueSerde,
       logging,
-      this.timestamped,
+      this.kind,
+      headers,
     );
+  }
+
+  withDslStoreFormat(format: DslStoreFormat): StoreBuilder<K, V> {
+    const headers = format === 'HEADERS';
+    if (this.kind === 'plain' || headers === this.headers) return this;
+    return this.with(this.loggingEnabled, headers);
   }
 
   withLoggingEnabled(): StoreBuilder<K, V> {
@@ -80,11 +96,13 @@ class WindowStoreBuilder<K, V> implements StoreBuilder<K, V> {
   }
 
   bytesStore(stores: BytesStoreFactory): KeyValueBytesStore {
-    return stores.window(this.name, this.retentionMs);
+    return this.headers
+      ? stores.window(this.name, this.retentionMs, 'headers')
+      : stores.window(this.name, this.retentionMs);
   }
 
   build(buffer: TransactionalBuffer, keySerde: StoreSerde<K>, valueSerde: StoreSerde<V>): StateStore {
-    const values = this.timestamped ? timestampSkipping(valueSerde) : valueSerde;
+    const values = this.timestamped ? timestampSkipping(valueSerde, this.headers) : valueSerde;
     return new TypedWindowStore(
       this.name,
       buffer,
@@ -104,7 +122,21 @@ export function windowStoreBuilder<K, V>(
   keySerde?: Serde<K>,
   valueSerde?: Serde<V>,
 ): StoreBuilder<K, V> {
-  return new WindowStoreBuilder(name, options, keySerde, valueSerde, true, false);
+  return new WindowStoreBuilder(name, options, keySerde, valueSerde, true, 'plain');
+}
+
+/**
+ * A stream-stream join's window store: plain values by default; with `dslStoreFormat: 'HEADERS'`
+ * each record's value, timestamp and headers (Kafka Streams 4.4's KStreamJoinWindow puts
+ * ValueTimestampHeaders.make(value, timestamp, headers)).
+ */
+export function joinWindowStoreBuilder<K, V>(
+  name: string,
+  options: WindowStoreOptions,
+  keySerde?: Serde<K>,
+  valueSerde?: Serde<V>,
+): StoreBuilder<K, V> {
+  return new WindowStoreBuilder(name, options, keySerde, valueSerde, true, 'dsl-join');
 }
 
 /** The DSL's windowed aggregation stores: values keep their timestamps. */
@@ -114,5 +146,5 @@ export function timestampedWindowStoreBuilder<K, V>(
   keySerde?: Serde<K>,
   valueSerde?: Serde<V>,
 ): StoreBuilder<K, V> {
-  return new WindowStoreBuilder(name, options, keySerde, valueSerde, true, true);
+  return new WindowStoreBuilder(name, options, keySerde, valueSerde, true, 'dsl-timestamped');
 }

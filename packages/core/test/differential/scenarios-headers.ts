@@ -2,17 +2,27 @@
 // topologies with Kafka Streams. Input records carry trace headers. With dslStoreFormat 'HEADERS'
 // (and without, for comparison) count, reduce and aggregate and a regrouped table run on
 // headers-aware stores: the outputs with their headers, the changelogs byte for byte with their
-// timestamps and headers, and which stores each side made headers-aware. A Processor API store
+// timestamps and headers, and which stores each side made headers-aware. The same for the window,
+// sliding-window and session stores and a stream-stream join's stores (KIP-1285's later part, Kafka
+// Streams 4.4), whose headers-aware stores keep each record's headers. A Processor API store
 // keeps each record's headers: its changelog carries them, and a later record reads them back.
 import type { Scenario, ScenarioInput } from '../../../../scripts/differential/kafka-streams.ts';
-import type { StreamsBuilder } from '../../src/kstream/index.ts';
+import {
+  JoinWindows,
+  SessionWindows,
+  SlidingWindows,
+  type StreamsBuilder,
+  TimeWindows,
+} from '../../src/kstream/index.ts';
 import type { ProcessorContext } from '../../src/processor/processor.ts';
 import type { Record as StreamRecord } from '../../src/processor/record.ts';
 import { Serdes } from '../../src/serdes/serdes.ts';
 import { type KeyValueStore, Stores, type ValueTimestampHeaders } from '../../src/state/index.ts';
+import type { Windowed } from '../../src/windowed.ts';
 
 const S = Serdes.String();
 const L = Serdes.Long();
+const windowName = (key: Windowed<string>) => `${key.key}@${key.window.start}/${key.window.end}`;
 
 /** Keeps each record's value, timestamp and headers; forwards the value with the headers kept before it. */
 class KeepWithHeaders {
@@ -54,6 +64,51 @@ export const headersTopologies: Record<string, (builder: StreamsBuilder) => void
       .toStream()
       .to('by-value', { valueSerde: L });
   },
+  'headers-windows': (b) => {
+    const grouped = b.stream<string, string>('in').groupByKey();
+    grouped
+      .windowedBy(TimeWindows.ofSizeAndGrace(10, 5))
+      .count({ storeName: 'win-counts' })
+      .toStream()
+      .selectKey(windowName)
+      .to('win-counts', { valueSerde: L });
+    grouped
+      .windowedBy(SlidingWindows.ofTimeDifferenceAndGrace(5, 5))
+      .count({ storeName: 'slide-counts' })
+      .toStream()
+      .selectKey(windowName)
+      .to('slide-counts', { valueSerde: L });
+    grouped
+      .windowedBy(SessionWindows.ofInactivityGapAndGrace(5, 5))
+      .reduce((a, v) => `${a}+${v}`, { storeName: 'sessions' })
+      .toStream()
+      .selectKey(windowName)
+      .to('sessions');
+  },
+  'headers-join': (b) => {
+    b.stream<string, string>('left')
+      .join(
+        b.stream<string, string>('right'),
+        (a, v) => `${a}+${v}`,
+        JoinWindows.ofTimeDifferenceAndGrace(10, 5),
+        {
+          storeName: 'pair',
+        },
+      )
+      .to('out');
+  },
+  'headers-left-join': (b) => {
+    b.stream<string, string>('left')
+      .leftJoin(
+        b.stream<string, string>('right'),
+        (a, v) => `${a}+${v}`,
+        JoinWindows.ofTimeDifferenceAndGrace(10, 5),
+        {
+          storeName: 'lpair',
+        },
+      )
+      .to('out');
+  },
   'headers-processor-store': (b) => {
     b.addStateStore(Stores.timestampedKeyValueStoreWithHeadersBuilder('kept', S, S));
     b.stream<string, string>('in')
@@ -93,10 +148,94 @@ const aggregationOutputs = [
   changelog('reduced'),
   changelog('lengths'),
   changelog('by-value'),
+  // The table's: a tombstone in 'HEADERS' has the deleting record's timestamp and headers.
+  changelog('t'),
 ];
 const stores = ['counts', 'reduced', 'lengths', 't', 'by-value'];
 
+/** Windows and sessions of one key, out of order, a late record past the grace, a merged session. */
+const windowInputs: ScenarioInput[] = [
+  { topic: 'in', key: 'a', value: 'x', timestamp: 1, headers: trace('00f067aa0ba902c1') },
+  { topic: 'in', key: 'a', value: 'y', timestamp: 4, headers: { tenant: 't1' } },
+  { topic: 'in', key: 'b', value: 'z', timestamp: 3 },
+  { topic: 'in', key: 'a', value: 'w', timestamp: 12, headers: trace('00f067aa0ba902c2') },
+  { topic: 'in', key: 'a', value: 'v', timestamp: 8, headers: { tenant: 't2' } },
+  { topic: 'in', key: 'a', value: 'late', timestamp: 0, headers: { tenant: 't3' } },
+  { topic: 'in', key: 'b', value: 'u', timestamp: 25, headers: trace('00f067aa0ba902c3') },
+];
+const windowOutputs = [
+  withHeaders('win-counts', 'long'),
+  withHeaders('slide-counts', 'long'),
+  withHeaders('sessions', 'string'),
+  changelog('win-counts'),
+  changelog('slide-counts'),
+  // A session store's changelog: kstreams stamps a put with the commit's time (Kafka Streams: the
+  // record's), as its other plain stores; a tombstone in 'HEADERS' has the record's headers.
+  { ...changelog('sessions'), timestamps: false },
+];
+const windowStores = ['win-counts', 'slide-counts', 'sessions'];
+
+/** Both sides with trace headers; matches inside and outside the window, and a duplicate timestamp. */
+const joinInputs: ScenarioInput[] = [
+  { topic: 'left', key: 'k', value: 'L1', timestamp: 10, headers: trace('00f067aa0ba902d1') },
+  { topic: 'right', key: 'k', value: 'R1', timestamp: 15, headers: { tenant: 't1' } },
+  { topic: 'right', key: 'k', value: 'R2', timestamp: 10, headers: trace('00f067aa0ba902d2') },
+  { topic: 'left', key: 'k', value: 'L2', timestamp: 30 },
+  { topic: 'left', key: 'j', value: 'L3', timestamp: 31, headers: { tenant: 't2' } },
+  { topic: 'right', key: 'j', value: 'R3', timestamp: 40, headers: trace('00f067aa0ba902d3') },
+];
+const joinOutputs = [
+  withHeaders('out', 'string'),
+  changelog('pair-this-join-store'),
+  changelog('pair-other-join-store'),
+];
+const joinStores = ['pair-this-join-store', 'pair-other-join-store'];
+
 export const headersScenarios: Scenario[] = [
+  {
+    name: 'headers through window, sliding-window and session stores, dsl.store.format=HEADERS',
+    topology: 'headers-windows',
+    dslStoreFormat: 'HEADERS',
+    inputs: windowInputs,
+    outputs: windowOutputs,
+    storeFormats: windowStores,
+  },
+  {
+    name: 'headers through window, sliding-window and session stores, default store format',
+    topology: 'headers-windows',
+    inputs: windowInputs,
+    outputs: windowOutputs,
+    storeFormats: windowStores,
+  },
+  {
+    name: 'a stream-stream join keeps each record’s headers in its stores, dsl.store.format=HEADERS',
+    topology: 'headers-join',
+    dslStoreFormat: 'HEADERS',
+    inputs: joinInputs,
+    outputs: joinOutputs,
+    storeFormats: joinStores,
+  },
+  {
+    // The shared store of a left join keeps its format (Kafka Streams 4.4: DslStoreFormat.PLAIN).
+    name: 'a stream-stream left join with trace headers, dsl.store.format=HEADERS',
+    topology: 'headers-left-join',
+    dslStoreFormat: 'HEADERS',
+    inputs: joinInputs,
+    outputs: [
+      withHeaders('out', 'string'),
+      changelog('lpair-this-join-store'),
+      changelog('lpair-outer-other-join-store'),
+      { topic: 'differential-lpair-left-shared-join-store-changelog', value: 'hex', timestamps: false },
+    ],
+    storeFormats: ['lpair-this-join-store', 'lpair-outer-other-join-store', 'lpair-left-shared-join-store'],
+  },
+  {
+    name: 'a stream-stream join with trace headers, default store format',
+    topology: 'headers-join',
+    inputs: joinInputs,
+    outputs: [withHeaders('out', 'string')],
+    storeFormats: joinStores,
+  },
   {
     name: 'headers through aggregations and a regrouped table, dsl.store.format=HEADERS (KIP-1285)',
     topology: 'headers-aggregations',
@@ -109,7 +248,11 @@ export const headersScenarios: Scenario[] = [
     name: 'headers through aggregations and a regrouped table, default store format',
     topology: 'headers-aggregations',
     inputs,
-    outputs: aggregationOutputs,
+    // A timestamped store's tombstone: kstreams stamps it with the commit's time (Kafka Streams:
+    // the record's); only a headers-aware store's keeps its record.
+    outputs: aggregationOutputs.map((o) =>
+      o.topic === 'differential-t-changelog' ? { ...o, timestamps: false } : o,
+    ),
     storeFormats: stores,
   },
   {

@@ -17,8 +17,8 @@ export interface TransactionalBufferOptions {
    */
   budget?: UncommittedBytesBudget;
   onCommitRequested?: () => void;
-  /** Called on every put and delete (the task's store position follows its writes). */
-  onWrite?: () => void;
+  /** Called on every put and delete (the task's store position follows its writes); null: a delete. */
+  onWrite?: (key: Buffer, value: Buffer | null) => void;
 }
 
 /**
@@ -82,7 +82,7 @@ export class TransactionalBuffer implements LastWriteTracking {
   readonly store: KeyValueBytesStore;
   private readonly budget: UncommittedBytesBudget;
   private readonly onCommitRequested: (() => void) | undefined;
-  private readonly onWrite: (() => void) | undefined;
+  private readonly onWrite: ((key: Buffer, value: Buffer | null) => void) | undefined;
   /** Values by the key's byteOrderKey: a Buffer, its bytes as a latin1 string, or null (a delete). */
   private pending = new Map<string, BufferedValue>();
   /** Keys whose value may still be a Buffer, for the next compaction. */
@@ -258,7 +258,7 @@ export class TransactionalBuffer implements LastWriteTracking {
 
   private record(key: Buffer, value: Buffer | null): void {
     this.generation++;
-    this.onWrite?.();
+    this.onWrite?.(key, value);
     const sortKey = this.sortKeyOf(key);
     this.lastWrittenId = sortKey;
     this.lastWrittenBytes = key.length + (value?.length ?? 0);

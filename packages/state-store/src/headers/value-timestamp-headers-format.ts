@@ -138,3 +138,28 @@ export function splitValueTimestampHeaders(bytes: Buffer): ValueTimestampHeaders
     value: bytes.subarray(at + TIMESTAMP_BYTES),
   };
 }
+
+/**
+ * A headers-aware session store's value (Kafka Streams 4.4's AggregationWithHeaders, KIP-1285):
+ * `varint(size of the headers part) | headers part | aggregation bytes`; no timestamp, as session
+ * stores keep none (a session's timestamp is its end).
+ */
+export function encodeAggregationWithHeaders(headers: Buffer, aggregation: Buffer): Buffer {
+  const prefix = sizeOfVarint(headers.length);
+  const bytes = Buffer.allocUnsafe(prefix + headers.length + aggregation.length);
+  const at = writeVarint(bytes, 0, headers.length);
+  headers.copy(bytes, at);
+  aggregation.copy(bytes, at + headers.length);
+  return bytes;
+}
+
+/** Splits a session store's AggregationWithHeaders bytes into its headers part and aggregation (views). */
+export function splitAggregationWithHeaders(bytes: Buffer): { headers: Buffer; aggregation: Buffer } {
+  const pos = { at: 0 };
+  const size = readVarint(bytes, pos);
+  if (size < 0 || pos.at + size > bytes.length) throw corrupt('it is too short');
+  return {
+    headers: bytes.subarray(pos.at, pos.at + size),
+    aggregation: bytes.subarray(pos.at + size),
+  };
+}

@@ -5,7 +5,9 @@
 // window has closed (Kafka Streams since 3.1), when a later record scans that store.
 import type { Processor, ProcessorContext } from '../../processor/processor.ts';
 import type { Record } from '../../processor/record.ts';
-import type { WindowStore } from '../../state/window-store.ts';
+import { headersWindowView } from '../../state/value-and-timestamp.ts';
+import type { ValueTimestampHeaders } from '../../state/value-timestamp-headers.ts';
+import type { TypedWindowStore, WindowStore } from '../../state/window-store.ts';
 import type { JoinWindows } from '../join-windows.ts';
 import { droppedRecord } from './dropped-records.ts';
 import { type JoinTimeTracker, type JoinTimeTrackers, NO_MIN_TIME } from './join-time-tracker.ts';
@@ -44,16 +46,26 @@ export class KStreamJoinWindowProcessor implements Processor<unknown, unknown, u
     private readonly trackers: JoinTimeTrackers,
   ) {}
 
+  /** The store seen with headers, when dslStoreFormat 'HEADERS' made it headers-aware. */
+  private withHeaders: WindowStore<unknown, ValueTimestampHeaders<unknown>> | undefined;
+
   init(context: Ctx): void {
     this.ctx = context;
     this.store = context.getStateStore(this.storeName);
+    this.withHeaders = headersWindowView(this.store as TypedWindowStore<unknown, unknown>);
     this.tracker = this.trackers.get(context);
   }
 
   process(record: AnyRecord): void | Promise<void> {
     this.ctx.forward(record);
     if (isAbsent(record.key)) return;
-    return this.tracker.enqueue(() => this.store.put(record.key, record.value, record.timestamp));
+    const { withHeaders } = this;
+    if (withHeaders === undefined || isAbsent(record.value)) {
+      return this.tracker.enqueue(() => this.store.put(record.key, record.value, record.timestamp));
+    }
+    // Kafka Streams 4.4 keeps the record's headers beside its value (ValueTimestampHeaders.make).
+    const value = { value: record.value, timestamp: record.timestamp, headers: record.headers };
+    return this.tracker.enqueue(() => withHeaders.put(record.key, value, record.timestamp));
   }
 
   close(): void {

@@ -5,7 +5,7 @@
 import { TopologyError } from '../../errors.ts';
 import type { AnySerde } from '../../processor/internals/internal-topology-builder.ts';
 import type { Serde } from '../../serdes/serde.ts';
-import { windowStoreBuilder } from '../../state/window-store-builder.ts';
+import { joinWindowStoreBuilder } from '../../state/window-store-builder.ts';
 import { JoinWindows } from '../join-windows.ts';
 import { KStream } from '../kstream.ts';
 import type { StreamJoined } from '../options.ts';
@@ -143,11 +143,11 @@ export function streamStreamJoin<K, V, VO, VR>(
   const logged = sj.loggingEnabled !== false;
   const stores = [
     [
-      windowStoreBuilder(thisStoreName, storeOptions, keySerde, valueSerde),
+      joinWindowStoreBuilder(thisStoreName, storeOptions, keySerde, valueSerde),
       [thisWindowedName, joinOtherName],
     ],
     [
-      windowStoreBuilder(otherStoreName, storeOptions, keySerde, otherValueSerde),
+      joinWindowStoreBuilder(otherStoreName, storeOptions, keySerde, otherValueSerde),
       [otherWindowedName, joinThisName],
     ],
   ] as const;

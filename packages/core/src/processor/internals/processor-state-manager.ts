@@ -1,9 +1,11 @@
 import {
   type CheckpointEntry,
   decodeHeaders,
+  encodeAggregationWithHeaders,
   encodeValueTimestampHeaders,
   type KeyValueBytesStore,
   readCheckpoint,
+  splitAggregationWithHeaders,
   splitValueTimestampHeaders,
   type TopicPartition,
   TransactionalBuffer,
@@ -15,7 +17,7 @@ import {
 } from '@kstreams/state-store';
 import { StreamsError } from '../../errors.ts';
 import type { Position } from '../../query/position.ts';
-import { StorePosition, type WriteContext } from '../../query/store-position.ts';
+import { StorePosition } from '../../query/store-position.ts';
 import type { StateStore } from '../../state/state-store.ts';
 import type { StoreBuilder } from '../../state/store-builder.ts';
 import { rawValueOf, timestampOf, withTimestamp } from '../../state/value-and-timestamp.ts';
@@ -24,6 +26,7 @@ import { isVersionedBuilder, versionedRestoreValue } from '../../state/versioned
 import { type AnySerde, changelogTopicName } from './internal-topology-builder.ts';
 import { topicPartitionKey } from './records.ts';
 import { type DefaultSerdes, resolveSerde } from './serde-resolver.ts';
+import { TombstoneContexts, type WriteRecord } from './tombstone-contexts.ts';
 import { bindToTopic, unwrapStoreSerde } from './topic-bound-serde.ts';
 
 export interface ProcessorStateManagerOptions extends DefaultSerdes {
@@ -50,7 +53,7 @@ export interface ProcessorStateManagerOptions extends DefaultSerdes {
   /** The topic a store's serdes see, if not its changelog's name (a global store's: its source topic). */
   serdeTopic?: (storeName: string) => string | undefined;
   /** The input record being processed: each store's position follows the records written into it. */
-  currentRecord?: () => WriteContext | undefined;
+  currentRecord?: () => WriteRecord | undefined;
 }
 
 export interface ChangelogPartition extends TopicPartition {
@@ -86,6 +89,8 @@ interface RegisteredStore {
   buffer?: TransactionalBuffer;
   store?: StateStore;
   readonly position: StorePosition;
+  /** A headers-aware store's deletes since the last commit, with their records (Kafka Streams 4.4). */
+  readonly tombstones?: TombstoneContexts;
 }
 
 /**
@@ -122,6 +127,9 @@ export class ProcessorStateManager {
       builder,
       changelog,
       position: new StorePosition(current),
+      ...(builder.headers === true && changelog !== null
+        ? { tombstones: new TombstoneContexts(current) }
+        : {}),
       keySerde: resolve(builder.keySerde, 'key'),
       valueSerde: resolve(builder.valueSerde, 'value'),
     });
@@ -154,7 +162,10 @@ export class ProcessorStateManager {
         ...(maxUncommittedBytes === undefined ? {} : { maxUncommittedBytes }),
         ...(uncommittedBytes === undefined ? {} : { budget: uncommittedBytes }),
         onCommitRequested: this.options.onCommitRequested,
-        onWrite: () => entry.position.written(),
+        onWrite: (key: Buffer, value: Buffer | null) => {
+          entry.position.written();
+          entry.tombstones?.written(key, value);
+        },
       };
       entry.buffer =
         this.options.newBuffer?.(name, bytes, bufferOptions) ?? new TransactionalBuffer(bytes, bufferOptions);
@@ -203,7 +214,8 @@ export class ProcessorStateManager {
   restoreConverter(storeName: string): (message: ChangelogMessage) => ChangelogMessage {
     const { builder } = this.entry(storeName);
     if (isVersionedBuilder(builder)) return versionedRestoreValue;
-    if (builder.headers === true) return headersRestoreValue;
+    if (builder.headers === true)
+      return builder.type === 'session' ? sessionHeadersRestoreValue : headersRestoreValue;
     if (builder.timestamped !== true) return (message) => message;
     return (message) =>
       message.value === null
@@ -269,6 +281,7 @@ export class ProcessorStateManager {
       const { topic, partition } = entry.changelog;
       const timestamped = entry.builder.timestamped === true;
       const withHeaders = entry.builder.headers === true;
+      const session = entry.builder.type === 'session';
       const headers = entry.builder.changelogHeaders;
       if (entry.store instanceof TypedVersionedKeyValueStore) {
         // Kafka Streams' versioned changelog: every put, its timestamp as the record's.
@@ -278,7 +291,9 @@ export class ProcessorStateManager {
         continue;
       }
       for (const { key, value } of entry.buffer.eachPendingChange()) {
-        if (withHeaders && value !== null) {
+        if (withHeaders && value !== null && session) {
+          yield { topic, partition, key, ...sessionHeadersChangelogValue(value) };
+        } else if (withHeaders && value !== null) {
           yield { topic, partition, key, ...headersChangelogValue(value) };
         } else if (timestamped && value !== null) {
           // Kafka Streams' changelog format: the plain value, its timestamp as the record's.
@@ -286,7 +301,9 @@ export class ProcessorStateManager {
         } else if (headers !== undefined && value !== null) {
           yield { topic, partition, key, value, headers };
         } else {
-          yield { topic, partition, key, value };
+          // A headers-aware store's tombstone: the deleting record's timestamp and headers.
+          const tombstone = value === null ? entry.tombstones?.of(key) : undefined;
+          yield { topic, partition, key, value, ...tombstone };
         }
       }
     }
@@ -300,6 +317,7 @@ export class ProcessorStateManager {
     for (const entry of this.stores.values()) {
       await entry.buffer?.commit();
       entry.position.committed();
+      entry.tombstones?.clear();
       if (entry.store instanceof TypedVersionedKeyValueStore) await this.committedVersioned(entry);
     }
     for (const { topic, partition, offset } of changelogOffsets) {
@@ -326,6 +344,7 @@ export class ProcessorStateManager {
     for (const entry of this.stores.values()) {
       entry.buffer?.rollback();
       entry.position.rolledBack();
+      entry.tombstones?.clear();
     }
   }
 
@@ -365,4 +384,26 @@ function headersChangelogValue(bytes: Buffer): Pick<ChangelogChange, 'value' | '
   const value = { value: parts.value, timestamp: parts.timestamp };
   if (parts.headers.length === 0) return value;
   return { ...value, headers: fromStoreHeaders(decodeHeaders(parts.headers)) as ChangelogChange['headers'] };
+}
+
+/**
+ * A headers-aware session store's restore: the record's headers go back in front of the
+ * aggregation (Kafka Streams 4.4's AggregationWithHeaders; a session store keeps no timestamp).
+ */
+function sessionHeadersRestoreValue(message: ChangelogMessage): ChangelogMessage {
+  if (message.value === null) return message;
+  return { ...message, value: encodeAggregationWithHeaders(headersPart(message.headers), message.value) };
+}
+
+/**
+ * A headers-aware session store's changelog record (Kafka Streams 4.4's
+ * ChangeLoggingSessionBytesStoreWithHeaders): the plain aggregation, the stored headers as the record's.
+ */
+function sessionHeadersChangelogValue(bytes: Buffer): Pick<ChangelogChange, 'value' | 'headers'> {
+  const { headers, aggregation } = splitAggregationWithHeaders(bytes);
+  if (headers.length === 0) return { value: aggregation };
+  return {
+    value: aggregation,
+    headers: fromStoreHeaders(decodeHeaders(headers)) as ChangelogChange['headers'],
+  };
 }
