@@ -337,23 +337,18 @@ export class SharedProducer implements TaskProducer {
     if (wasConnected) await old.disconnect().catch(() => {});
   }
 
-  /** The last send asked for: sends run one after another. */
   private last: Promise<unknown> = Promise.resolve();
 
   /**
-   * Runs after the sends asked for before it. The tasks' sends do not hold the stream thread
-   * (task-runtime.ts' flush), so several tasks may send at once, and kafkajs numbers an idempotent
-   * producer's batches when it builds the request: two sends at once to one partition could reuse
-   * sequence numbers.
+   * Runs after the sends asked for before it: the tasks' sends do not hold the stream thread
+   * (task-runtime.ts' flush), and kafkajs numbers an idempotent producer's batches when it builds
+   * the request, so two sends at once to one partition could reuse sequence numbers.
    */
   send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
     if (isEmptyOutput(output)) return Promise.resolve([]);
-    const run = this.last.then(async () => {
-      await this.connect();
-      const send = (topicMessages: TopicMessages[]) =>
-        this.producer.sendBatch({ topicMessages, acks: this.config.acks });
-      return sendInChunks(output, send, onFailure);
-    });
+    const sendOne = (topicMessages: TopicMessages[]) =>
+      this.producer.sendBatch({ topicMessages, acks: this.config.acks });
+    const run = this.last.then(() => this.connect().then(() => sendInChunks(output, sendOne, onFailure)));
     this.last = run.catch(() => {});
     return run;
   }
