@@ -337,14 +337,20 @@ export class SharedProducer implements TaskProducer {
     if (wasConnected) await old.disconnect().catch(() => {});
   }
 
-  async send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
-    if (isEmptyOutput(output)) return [];
-    await this.connect();
-    return sendInChunks(
-      output,
-      (topicMessages) => this.producer.sendBatch({ topicMessages, acks: this.config.acks }),
-      onFailure,
-    );
+  private last: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs after the sends asked for before it: the tasks' sends do not hold the stream thread
+   * (task-runtime.ts' flush), and kafkajs numbers an idempotent producer's batches when it builds
+   * the request, so two sends at once to one partition could reuse sequence numbers.
+   */
+  send(output: CollectedOutput, onFailure?: SendFailureHandler): Promise<TopicPartitionOffset[]> {
+    if (isEmptyOutput(output)) return Promise.resolve([]);
+    const sendOne = (topicMessages: TopicMessages[]) =>
+      this.producer.sendBatch({ topicMessages, acks: this.config.acks });
+    const run = this.last.then(() => this.connect().then(() => sendInChunks(output, sendOne, onFailure)));
+    this.last = run.catch(() => {});
+    return run;
   }
 
   async commitTransaction(): Promise<void> {
