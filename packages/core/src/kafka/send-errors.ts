@@ -19,10 +19,16 @@ function* chain(err: unknown): Generator<ErrorLike> {
 
 /**
  * Left to the runtime as they are: the broker denied the client (ACLs, authentication: fatal,
- * with the ACL to grant, kafka/authorization.ts), or another producer fenced this one (the task
- * moves). Java does not ask the handler for these either.
+ * with the ACL to grant, kafka/authorization.ts), or the producer can go on no more: fenced by
+ * another, or its sequence numbers or epoch no longer the broker's (acks lost on the way); the
+ * runtime rolls the task back with a new producer. Java does not ask the handler for these
+ * either (RecordCollectorImpl: OutOfOrderSequenceException, InvalidProducerEpochException and
+ * InvalidPidMappingException are a TaskMigratedException there).
  */
 const PASSED_ON = new Set([
+  'OUT_OF_ORDER_SEQUENCE_NUMBER',
+  'INVALID_PRODUCER_EPOCH',
+  'INVALID_PRODUCER_ID_MAPPING',
   'TOPIC_AUTHORIZATION_FAILED',
   'CLUSTER_AUTHORIZATION_FAILED',
   'TRANSACTIONAL_ID_AUTHORIZATION_FAILED',

@@ -62,6 +62,10 @@ describe('which send errors reach the production exception handler (Java: record
   it('asks about refused and timed-out records, not about denied writes, fencing or broker faults', () => {
     expect(sendErrorKind(kafkaError('MESSAGE_TOO_LARGE', false))).toBe('handled');
     expect(sendErrorKind(kafkaError('NOT_ENOUGH_REPLICAS', true))).toBe('handled');
+    // Acks lost on the way: the producer's sequence is no longer the broker's; a new producer,
+    // not the handler, gets past it (Java: TaskMigratedException).
+    expect(sendErrorKind(kafkaError('OUT_OF_ORDER_SEQUENCE_NUMBER', false))).toBe('pass');
+    expect(sendErrorKind(kafkaError('INVALID_PRODUCER_EPOCH', false))).toBe('pass');
     expect(sendErrorKind(timedOut())).toBe('handled');
     expect(sendErrorKind(kafkaError('TOPIC_AUTHORIZATION_FAILED', false))).toBe('pass');
     expect(sendErrorKind(kafkaError('PRODUCER_FENCED', false))).toBe('pass');
