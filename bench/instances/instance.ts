@@ -4,6 +4,7 @@
 // received", "task running", "committed") and its JSON events on stdout (restoreStart, restoreEnd,
 // configError), each kept per run (a restart is a new run of the same instance).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleEntry } from '../../scripts/test/bundle.ts';
@@ -82,7 +83,10 @@ export class Instance {
     });
     this.child = child;
     this.exited = new Promise((r) => child.once('exit', (code) => r(code)));
+    // BENCH_INSTANCE_LOG: a file every instance's log lines are appended to (finding the waits).
+    const logFile = process.env.BENCH_INSTANCE_LOG;
     createInterface({ input: child.stderr! }).on('line', (line) => {
+      if (logFile) appendFileSync(logFile, `${child.pid} ${line}\n`);
       if (!line.includes('"msg":"')) return;
       try {
         const e = JSON.parse(line) as {

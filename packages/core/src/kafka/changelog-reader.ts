@@ -53,6 +53,18 @@ export class ChangelogReader {
       void this.fetcher?.unassign(tps.map(({ topic, partition }) => ({ topic, partition })));
   }
 
+  /**
+   * Fetches nothing more for these partitions until `resume`, keeping their positions (standbys
+   * wait while the thread's actives start, issue 37); batches fetched before are stale.
+   */
+  pause(tps: FetcherPartition[]): void {
+    if (tps.length > 0) this.fetcher?.pause(tps);
+  }
+
+  resume(tps: FetcherPartition[]): void {
+    if (tps.length > 0) this.fetcher?.resume(tps);
+  }
+
   async close(): Promise<void> {
     this.readers.clear();
     const fetcher = this.fetcher;

@@ -36,6 +36,8 @@ export interface StandbyLike {
 export interface ChangelogFeed<S extends StandbyLike> {
   /** Starts reading the standby's changelog partitions at these positions. */
   follow(standby: S, positions: TopicPartitionOffset[]): void;
+  /** Reads nothing for any standby until called with false (positions kept). */
+  setPaused(paused: boolean): void;
   /** Stops reading them (the standby closes). */
   unfollow(standby: S): void;
   /** Log start and end offsets of these changelog topics (the stale-checkpoint rule needs both). */
@@ -48,6 +50,8 @@ export interface StandbyTasksDeps<S extends StandbyLike> {
   feed: ChangelogFeed<S>;
   /** The task folder is the active's now (running, being created, or assigned to be). */
   activeHolds(id: string): boolean;
+  /** Actives first: false while an active task of the thread starts (standby-priority.ts). */
+  mayFeed?(): boolean;
   logger: Logger;
 }
 
@@ -76,19 +80,27 @@ export class StandbyTasks<S extends StandbyLike = StandbyLike> {
       const standby = this.tasks.get(id);
       if (standby === undefined) continue;
       this.deps.logger.info({ taskId: id, changelogs: standby.changelogOffsets() }, 'standby promoted');
+      const started = Date.now();
       await this.closeOne(standby, false);
+      this.deps.logger.debug({ taskId: id, ms: Date.now() - started }, 'standby closed for promotion');
     }
   }
 
   /** A new assignment's standby list: the unlisted close, the listed open when their folder is free. */
   async assign(ids: Iterable<string>): Promise<void> {
+    const started = Date.now();
     this.wanted = new Set(ids);
     for (const s of [...this.tasks.values()]) if (!this.wanted.has(s.id)) await this.closeOne(s, false);
     await this.openMissing();
+    this.deps.logger.debug({ standbys: [...this.wanted], ms: Date.now() - started }, 'standbys assigned');
   }
 
-  /** Opens the listed standbys not running yet whose folder an active no longer holds. */
+  /**
+   * Pauses or resumes the feed (actives first), then opens the listed standbys not running yet
+   * whose folder an active no longer holds. Called at each assignment and tick of the thread.
+   */
   async openMissing(): Promise<void> {
+    this.deps.feed.setPaused(!(this.deps.mayFeed?.() ?? true));
     const now = Date.now();
     const ids = [...this.wanted].filter(
       (id) => !this.tasks.has(id) && !this.deps.activeHolds(id) && (this.retryAt.get(id) ?? 0) <= now,

@@ -9,6 +9,7 @@ import { toAuthorizationError } from '../kafka/authorization.ts';
 import type { MainConsumer } from '../kafka/consumer.ts';
 import { isRetriableError } from '../kafka/error-kinds.ts';
 import type { Mutex } from './mutex.ts';
+import { ActivesFirst, firstCommitWaitMs } from './standby-priority.ts';
 import type { ActiveTask } from './task.ts';
 import type { TaskRuntimeDeps } from './task-runtime.ts';
 
@@ -55,11 +56,20 @@ export class TaskCreation<T extends ActiveTask> {
   readonly creating = new Set<string>();
   /** Tasks whose creation is scheduled (after a backoff, or a pause after being fenced). */
   private readonly later = new Set<string>();
+  /** Standbys wait while tasks are created and until they first commit (standby-priority.ts). */
+  readonly activesFirst: ActivesFirst;
 
   constructor(
     private readonly owner: TaskCreationOwner<T>,
     private readonly deps: TaskCreationDeps<T>,
-  ) {}
+  ) {
+    this.activesFirst = new ActivesFirst(firstCommitWaitMs(deps.config.commitIntervalMs));
+  }
+
+  /** Whether the thread's standbys may be fed now (no active of it starting). */
+  standbysMayRun(): boolean {
+    return this.activesFirst.standbysMayRun(this.creating);
+  }
 
   /** Creates, restores and starts tasks in the background while the consumer keeps heartbeating. */
   createTasks(ids: string[], attempt = 0, firstFailure?: number): void {
@@ -110,7 +120,9 @@ export class TaskCreation<T extends ActiveTask> {
   /** Runs the restored tasks that are still ours; closes the others. */
   private async start(runtimes: T[], generation: number): Promise<void> {
     for (const rt of runtimes) await rt.initializeTopology();
+    const queuedAt = Date.now();
     await this.deps.mutex.run(async () => {
+      const waitedMs = Date.now() - queuedAt;
       for (const rt of runtimes) {
         this.creating.delete(rt.id);
         if (
@@ -126,8 +138,9 @@ export class TaskCreation<T extends ActiveTask> {
         for (const tp of rt.startPositions()) this.deps.consumer.seek(tp);
         rt.state = 'running';
         this.owner.tasks.set(rt.id, rt);
+        this.activesFirst.started(rt.id);
         this.deps.consumer.resume(rt.inputPartitions);
-        this.deps.logger.info({ taskId: rt.id }, 'task running');
+        this.deps.logger.info({ taskId: rt.id, waitedMs }, 'task running');
       }
       this.owner.reportRunning();
     });

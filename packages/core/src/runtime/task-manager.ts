@@ -131,6 +131,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
           onUnfollowed: (id) => deps.recorder.standbyClosed(id),
         })),
       activeHolds: (id) => this.tasks.has(id) || this.creating.has(id) || this.assigned.has(id),
+      mayFeed: () => this.creation.standbysMayRun(),
       logger: this.log,
     });
   }
@@ -274,10 +275,9 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
     const started = Date.now();
     await this.commitSettled(due);
     const ms = Date.now() - started;
-    this.deps.recorder.committed(
-      due.filter((t) => !t.commitNeeded).map((t) => t.id),
-      ms,
-    );
+    const committed = due.filter((t) => !t.commitNeeded).map((t) => t.id);
+    this.deps.recorder.committed(committed, ms);
+    this.creation.activesFirst.committed(committed);
     this.log.debug({ reason, tasks: due.map((t) => t.id), ms }, 'committed');
   }
 

@@ -117,6 +117,35 @@ describe('TaskManager, standby tasks', () => {
     expect(h.calls.indexOf('0_1.standby.initialize')).toBeGreaterThan(closedAt);
   });
 
+  it('actives first: feeding waits while an active restores and until it first commits, then resumes', async () => {
+    let release!: () => void;
+    const restoring = new Promise<void>((r) => {
+      release = r;
+    });
+    const { h, feed } = harness({ restore: () => restoring });
+    await h.manager.onPartitionsAssigned(
+      [{ topic: 'in', partitions: [0] }],
+      member(1),
+      info(['0_0'], ['0_1']),
+    );
+    // The standby opens (followed from its checkpoint) but is fed nothing while 0_0 restores.
+    expect(feed.following.has(`${CHANGELOG}-1`)).toBe(true);
+    expect(feed.paused).toBe(true);
+    await h.manager.standbys.openMissing();
+    expect(feed.paused).toBe(true);
+    release();
+    await h.settled();
+    expect(h.manager.tasks.get('0_0')?.state).toBe('running');
+    // Running, not committed yet: the standby still waits.
+    await h.manager.standbys.openMissing();
+    expect(feed.paused).toBe(true);
+    h.manager.tasks.get('0_0')!.consumed = [{ topic: 'in', partition: 0, offset: 5 }];
+    await h.manager.commitAll('interval');
+    await h.manager.standbys.openMissing();
+    expect(feed.paused).toBe(false);
+    expect(feed.pauses).toEqual([true, false]);
+  });
+
   it('closes the standbys no longer listed clean, and all of them and the feed on closeAll', async () => {
     const { h, feed, standbys } = harness();
     await h.manager.onPartitionsAssigned([], member(1), info([], ['0_1', '0_2', '0_3']));

@@ -70,6 +70,15 @@ export class FakeFeed implements ChangelogFeed<StandbyLike> {
   /** Changelog partition -> the position it is followed from. */
   readonly following = new Map<string, number>();
   closed = false;
+  /** Each change of setPaused, in order. */
+  readonly pauses: boolean[] = [];
+  paused = false;
+
+  setPaused(paused: boolean): void {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    this.pauses.push(paused);
+  }
 
   follow(_standby: StandbyLike, positions: TopicPartitionOffset[]): void {
     for (const p of positions) this.following.set(`${p.topic}-${p.partition}`, p.offset);
