@@ -14,7 +14,8 @@ import { type RestoreRequest, restoreChangelogs } from '../kafka/restore-consume
 import type { RestoreProgress, StreamsMetricsRecorder } from '../metrics/streams-metrics-recorder.ts';
 import type { ChangelogMessage } from '../processor/internals/processor-state-manager.ts';
 import type { StreamsMetrics } from './metrics.ts';
-import type { TaskRuntime } from './task-runtime.ts';
+import type { TaskFactory } from './task-creation.ts';
+import { TaskRuntime } from './task-runtime.ts';
 
 /** What a restore needs; the stream thread's deps have it, without restore depending on the thread. */
 export interface RestoreDeps {
@@ -179,4 +180,13 @@ export async function wipeStore(store: KeyValueBytesStore, chunk = 10_000): Prom
     await store.writeBatch(keys.map((key) => ({ key, value: null })));
     deleted += keys.length;
   }
+}
+
+/** The task manager's own tasks: task-runtime.ts' active tasks, restored through the thread's reader. */
+export function runtimeTaskFactory(deps: RestoreDeps): TaskFactory<TaskRuntime> {
+  return {
+    create: (id, taskDeps) => new TaskRuntime(id, taskDeps),
+    restore: (tasks) => restoreTasks(deps, tasks),
+    isStateless: (task) => task.task.changelogPartitions.length === 0,
+  };
 }

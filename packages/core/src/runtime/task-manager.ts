@@ -15,7 +15,7 @@ import { processingGuaranteeFor } from './guarantee-factory.ts';
 import type { Mutex } from './mutex.ts';
 import { offsetResetPolicies } from './offset-reset.ts';
 import { closeDirty, type GuaranteeDeps, type ProcessingGuarantee } from './processing-guarantee.ts';
-import { restoreTasks } from './restore.ts';
+import { runtimeTaskFactory } from './restore.ts';
 import { runtimeStandbys } from './standby-feed.ts';
 import { type ChangelogFeed, type StandbyLike, StandbyTasks } from './standby-tasks.ts';
 import type { ActiveTask } from './task.ts';
@@ -24,7 +24,7 @@ import { TaskCreation, type TaskFactory, type TaskManagerConsumer } from './task
 export type { TaskFactory, TaskManagerConsumer } from './task-creation.ts';
 export type { GroupMetadata, GroupPartitions, StreamThreadDeps } from './thread-deps.ts';
 
-import { TaskRuntime, type TaskRuntimeDeps } from './task-runtime.ts';
+import type { TaskRuntime, TaskRuntimeDeps } from './task-runtime.ts';
 import type { GroupMetadata, GroupPartitions, StreamThreadDeps } from './thread-deps.ts';
 
 export interface TaskManagerDeps<T extends ActiveTask = TaskRuntime> extends StreamThreadDeps {
@@ -96,12 +96,7 @@ export class TaskManager<T extends ActiveTask = TaskRuntime> {
       onFetchedEnd: (topic, partition, end) => deps.recorder.fetched(topic, partition, end),
     });
     this.taskFactory =
-      deps.taskFactory ??
-      ({
-        create: (id, taskDeps) => new TaskRuntime(id, taskDeps),
-        restore: (tasks) => restoreTasks({ ...deps, reader: this.reader }, tasks as unknown as TaskRuntime[]),
-        isStateless: (task) => (task as unknown as TaskRuntime).task.changelogPartitions.length === 0,
-      } as TaskFactory<ActiveTask> as TaskFactory<T>);
+      deps.taskFactory ?? (runtimeTaskFactory({ ...deps, reader: this.reader }) as unknown as TaskFactory<T>);
     this.offsetResetPolicy = offsetResetPolicies(topology, config.applicationId, config.autoOffsetReset);
     for (const sub of topology.subtopologies(config.applicationId)) {
       for (const t of sub.sourceTopics) this.topicToSubtopology.set(t, sub.id);
