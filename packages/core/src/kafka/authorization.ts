@@ -111,7 +111,7 @@ export function toAuthorizationError(
         resourceType: 'Group',
         resourceName: id,
         fix:
-          `the app's consumer group is its applicationId, and its restore consumers' groups start with it: allow Read and ` +
+          `the app's consumer group is its applicationId (restores and standbys read without a group): allow Read and ` +
           `Describe on the groups with the prefix '${id}': ${grant(principal, ['Read', 'Describe'], `--group ${id} --resource-pattern-type prefixed`, brokers)}`,
       });
     case 'Cluster':
