@@ -25,6 +25,22 @@ export interface RestoredRecord {
   headers?: { readonly [name: string]: unknown };
 }
 
+/** A fetched changelog message as restore and standbys apply it: headers only when it has some. */
+export function restoredRecord(m: {
+  key: Buffer | null;
+  value: Buffer | null;
+  timestamp: string;
+  headers?: RestoredRecord['headers'];
+}): RestoredRecord {
+  const record: RestoredRecord = { key: m.key, value: m.value, timestamp: fetchedTimestamp(m) };
+  // A for-in rather than Object.keys: no array per record for the usual empty headers.
+  for (const _ in m.headers) {
+    record.headers = m.headers;
+    break;
+  }
+  return record;
+}
+
 export interface RestoreOptions {
   readCommitted: boolean;
   /** Restores longer than this fail rather than hang (the changelog may be unreadable). */
@@ -73,13 +89,7 @@ export async function restoreChangelogs(
         for (const m of batch.messages) {
           const offset = fetchedOffset(m);
           if (offset >= r.endOffset) break;
-          const record: RestoredRecord = { key: m.key, value: m.value, timestamp: fetchedTimestamp(m) };
-          // A for-in rather than Object.keys: no array per record for the usual empty headers.
-          for (const _ in m.headers) {
-            record.headers = m.headers;
-            break;
-          }
-          records.push(record);
+          records.push(restoredRecord(m));
           last = offset;
         }
         if (records.length > 0) await r.apply(records, last + 1);

@@ -10,9 +10,8 @@
 import type { Logger } from 'pino';
 import type { StreamsAdmin, TopicPartitionOffset } from '../kafka/admin.ts';
 import type { ChangelogReader } from '../kafka/changelog-reader.ts';
-import { fetchedTimestamp } from '../kafka/fetch-decoding.ts';
 import type { FetcherBatch } from '../kafka/partition-fetcher.ts';
-import type { ChangelogMessage } from '../processor/internals/processor-state-manager.ts';
+import { restoredRecord } from '../kafka/restore-consumer.ts';
 import type { Mutex } from './mutex.ts';
 import { StandbyTask, type StandbyTaskDeps } from './standby-task.ts';
 import type { ChangelogFeed, StandbyLike } from './standby-tasks.ts';
@@ -120,15 +119,8 @@ export class StandbyFeed<S extends StandbyLike> implements ChangelogFeed<S> {
         // Unfollowed, paused or sought since the fetch: the rest of the batch is dropped.
         if (!live() || batch.isStale()) return false;
         const startedAt = Date.now();
-        const records = chunk.map((m) => {
-          const record: ChangelogMessage = { key: m.key, value: m.value, timestamp: fetchedTimestamp(m) };
-          // Headers only when there are some: a headers-aware store keeps them (as restore does).
-          for (const _ in m.headers) {
-            record.headers = m.headers;
-            break;
-          }
-          return record;
-        });
+        // As restore reads them: a headers-aware store keeps the headers.
+        const records = chunk.map(restoredRecord);
         await standby.update(topic, partition, records, next);
         batch.resolveOffset(next - 1);
         this.deps.onApplied?.(standby.id, records.length);
